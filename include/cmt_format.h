@@ -1,0 +1,241 @@
+/*
+ * cmt_format.h — the cumemtrack dump format (version 1.0). This comment is the specification.
+ *
+ * Shared by the tracer (preload/, the only writer) and the analyzer (analyzer/, the reader).
+ * tests/test_format.c pins every offset and size below: change them only with a major version bump.
+ *
+ * FILE
+ *   [ file header: CMT_HEADER_SIZE (4096) bytes, struct cmt_file_header ]
+ *   [ block 0 ][ block 1 ] ...    each block_size bytes (header field), block i at
+ *                                 header_size + i * block_size
+ *   All integers are little-endian. The file is written through a MAP_SHARED mapping while the
+ *   process runs, so everything written before a kill -9 is in the file. Space is reserved with
+ *   posix_fallocate, so unused space reads as zero bytes; a file may end with zero blocks.
+ *
+ * BLOCKS AND STREAMS
+ *   Every thread that records events owns a stream ("writer", numbered from 1 per process) and
+ *   writes it into blocks it owns alone, one after another. A block starts with struct
+ *   cmt_block_header; its magic is stored last, so a block whose magic is not CMT_BLOCK_MAGIC is
+ *   unused (skip it). Records follow the block header back to back; a record never straddles
+ *   blocks. A record's first byte (its type) is stored last, with release ordering, after the rest
+ *   of the record: a zero type byte ends the block (the rest of a block is unused, or the record
+ *   being written when the process died). Readers must treat bytes after a zero type as absent.
+ *
+ * ORDERING
+ *   Every record carries a sequence number, unique in the process and taken where the ordering is
+ *   decided (for a free: before the real free is called, while the pointer is untracked; for an
+ *   allocation: after the driver returned, when the pointer is tracked). Within a stream, sequence
+ *   numbers increase strictly. The events of a process are read back by merging all streams by
+ *   sequence number (a k-way merge over writers, ordering a writer's blocks by their index). Gaps
+ *   are normal (a sequence number taken by a thread that then died, or a dropped event).
+ *   Definition records (STACK, DEVICE, CTX, MODULE_LOAD) are written before any record that refers
+ *   to them, in the writer's stream, but a reader may also collect them in a first pass.
+ *
+ * RECORD ENCODING
+ *   u8 type, varint seq_delta, varint time_delta, [varint payload_len if type >= 0x40], payload.
+ *   varint: unsigned LEB128, at most 10 bytes. zvarint: zigzag-encoded signed value in a varint.
+ *   seq = previous record's seq in this block + seq_delta (the first record: block base_seq +
+ *   seq_delta). time (ns, clock of the header's clock_id) likewise from base_time_ns; a thread's
+ *   times never decrease. Types below 0x40 are core records with the payload layouts below; a
+ *   reader that meets an unknown core type must stop (corrupt, or a newer major version). Types
+ *   0x40..0x7f carry their payload length and may be skipped by readers that do not know them.
+ *   "ptr" fields are zvarint deltas against the previous ptr field in the same block (initially 0).
+ *   str: varint length, then that many bytes (no NUL). Lengths are bounded by CMT_MAX_STR.
+ *
+ *   ALLOC      api, kind, flags, zvarint device, ptr, varint size, varint granted (0: = size),
+ *              varint stack (0: none), varint ctx (0: none)
+ *   FREE       api, flags, zvarint device (as recorded at allocation; -2 when unknown), ptr
+ *   RETRACK    like ALLOC, then varint result: the real free refused (result) the pointer the
+ *              previous FREE released; it is live again with these attributes
+ *   OOM        api, zvarint device, varint size, varint stack, varint result
+ *   FAILED     api, zvarint device, varint size, varint stack, varint result
+ *   TEARDOWN   api, zvarint device, varint ctx, flags: every allocation made in context ctx (all
+ *              of device when ctx is 0) ends here; what was still live is a leak at teardown
+ *   STACK      varint id, varint nframes, frames: first a varint address, then zvarint deltas.
+ *              Frames are return addresses, innermost first, the tracker's own frames removed.
+ *   DEVICE     zvarint ordinal, varint total_bytes, 16 bytes uuid, str name, str pci_bus_id
+ *              (ordinal as the process saw it under CUDA_VISIBLE_DEVICES; uuid is the physical GPU)
+ *   CTX        varint ctx (index, from 1), zvarint device, varint handle (the CUcontext value)
+ *   EXIT       varint how (enum cmt_exit), zvarint status
+ *   Extension records (type >= 0x40, skippable):
+ *   MODULE_LOAD    varint id, varint base (load bias), str path, str build_id (raw bytes),
+ *                  varint nseg, nseg x (varint vaddr, varint memsz, varint flags PF_*)
+ *   MODULE_UNLOAD  varint id
+ *   POOL           varint handle, varint location_type (CUmemLocationType), zvarint location_id,
+ *                  varint op (1 create, 2 destroy)
+ *   UNMATCHED_PROC varint version, varint flags, str name: a cuGetProcAddress result that matched
+ *                  no known variant and was passed through untracked
+ *   VMM_MAP        varint op (1 map, 2 unmap), ptr, varint size, varint handle
+ *   INFO           str key, str value (warnings and facts: "warning", "libunwind", ...)
+ *   MARKER         str label, varint flags (enum cmt_marker_flags), str domain
+ *   ALERT          zvarint device, varint live_bytes, varint threshold_bytes, varint caller
+ *   EXEC_FAILED    zvarint errno: an exec announced by EXIT(exec) failed; the process goes on
+ *   API_NAME       varint id, str name: names the "api" ids used by this dump (the hooked entry
+ *                  points, e.g. "cuMemAlloc_v2"); written when the dump is created
+ *
+ * KEYS
+ *   Allocations are keyed by (space, ptr), space = flags & CMT_FLAG_SPACE_MASK: ordinary memory
+ *   addresses, array handles, VMM physical allocation handles. A FREE matches the live allocation
+ *   with the same key.
+ *
+ * VERSIONING
+ *   version_major changes when any layout here changes meaning; readers reject other majors.
+ *   version_minor grows when record types or header fields are added at the end; readers accept any
+ *   minor of their major (skipping extension records they do not know).
+ */
+#ifndef CMT_FORMAT_H
+#define CMT_FORMAT_H
+
+#include <stdint.h>
+
+#define CMT_MAGIC "CUMEMTRK"
+#define CMT_VERSION_MAJOR 1
+#define CMT_VERSION_MINOR 0
+#define CMT_HEADER_SIZE 4096u
+#define CMT_BLOCK_SIZE 65536u
+#define CMT_BLOCK_MAGIC 0x42544d43u /* "CMTB" */
+#define CMT_MAX_STR 4096u
+#define CMT_MAX_FRAMES 256u
+#define CMT_MAX_SEGMENTS 64u
+
+/* Record types. */
+enum cmt_rec {
+    CMT_REC_ALLOC = 0x01,
+    CMT_REC_FREE = 0x02,
+    CMT_REC_RETRACK = 0x03,
+    CMT_REC_OOM = 0x04,
+    CMT_REC_FAILED = 0x05,
+    CMT_REC_TEARDOWN = 0x06,
+    CMT_REC_STACK = 0x07,
+    CMT_REC_DEVICE = 0x08,
+    CMT_REC_CTX = 0x09,
+    CMT_REC_EXIT = 0x0a,
+    CMT_REC_EXT_FIRST = 0x40,
+    CMT_REC_MODULE_LOAD = 0x40,
+    CMT_REC_MODULE_UNLOAD = 0x41,
+    CMT_REC_POOL = 0x42,
+    CMT_REC_UNMATCHED_PROC = 0x43,
+    CMT_REC_VMM_MAP = 0x44,
+    CMT_REC_INFO = 0x45,
+    CMT_REC_MARKER = 0x46,
+    CMT_REC_ALERT = 0x47,
+    CMT_REC_EXEC_FAILED = 0x48,
+    CMT_REC_API_NAME = 0x49,
+    CMT_REC_EXT_LAST = 0x7f,
+};
+
+/* Allocation kinds (ALLOC.kind); names are cmt_kind_names[]. */
+#define CMT_KINDS(X)                                                                               \
+    X(DEVICE, "device")                                                                            \
+    X(PITCH, "pitch")                                                                              \
+    X(MANAGED, "managed")                                                                          \
+    X(ASYNC, "async")                                                                              \
+    X(HOST_PINNED, "host-pinned")                                                                  \
+    X(HOST_REGISTERED, "host-registered")                                                          \
+    X(VMM, "vmm")                                                                                  \
+    X(ARRAY, "array")
+
+enum cmt_kind {
+#define CMT_KIND_ENUM(id, name) CMT_KIND_##id,
+    CMT_KINDS(CMT_KIND_ENUM)
+#undef CMT_KIND_ENUM
+        CMT_KIND_COUNT
+};
+
+/* ALLOC/FREE/TEARDOWN flags. */
+enum cmt_flags {
+    CMT_FLAG_SPACE_MASK = 0x3,     /* key space: */
+    CMT_SPACE_ADDR = 0x0,          /*   a memory address */
+    CMT_SPACE_ARRAY = 0x1,         /*   a CUarray / CUmipmappedArray handle */
+    CMT_SPACE_VMM = 0x2,           /*   a CUmemGenericAllocationHandle */
+    CMT_FLAG_CAPTURED = 0x4,       /* made during stream capture: a graph node, never live */
+    CMT_FLAG_UNKNOWN = 0x8,        /* FREE: the tracker had no live allocation for this key */
+    CMT_FLAG_PRIMARY = 0x10,       /* TEARDOWN: of a primary context */
+    CMT_FLAG_AT_EXIT = 0x20,       /* TEARDOWN: after the process's EXIT record */
+    CMT_FLAG_PER_THREAD = 0x40,    /* the call was a _ptsz/_ptds variant */
+};
+
+enum cmt_exit {
+    CMT_EXIT_CLEAN = 1,          /* exit() or return from main */
+    CMT_EXIT_IMMEDIATE = 2,      /* _exit() / _Exit() */
+    CMT_EXIT_EXEC = 3,           /* replaced by exec */
+};
+
+enum cmt_marker_flags {
+    CMT_MARK_POINT = 0,
+    CMT_MARK_RANGE_PUSH = 1,
+    CMT_MARK_RANGE_POP = 2,
+    CMT_MARK_SIGNAL = 3,
+};
+
+/* Counters kept in the file header, updated atomically while the process runs. */
+#define CMT_COUNTERS(X)                                                                            \
+    X(DROPPED_EVENTS, "dropped_events")       /* events not written (disk full, limit, no memory) */ \
+    X(DROPPED_STACKS, "dropped_stacks")       /* stacks not stored (stack table full/no memory) */   \
+    X(TABLE_FULL, "table_full")               /* allocations the pointer table could not hold */     \
+    X(WRITE_STOPPED, "write_stopped")         /* 1 when writing stopped (disk full, size limit) */   \
+    X(UNMATCHED_PROC, "unmatched_proc")       /* cuGetProcAddress results passed through */          \
+    X(DEEPBIND_STRIPPED, "deepbind_stripped") /* dlopen calls whose RTLD_DEEPBIND was removed */     \
+    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */                \
+    X(EVENTS, "events")                       /* records written */
+
+enum cmt_counter {
+#define CMT_COUNTER_ENUM(id, name) CMT_CTR_##id,
+    CMT_COUNTERS(CMT_COUNTER_ENUM)
+#undef CMT_COUNTER_ENUM
+        CMT_CTR_COUNT
+};
+#define CMT_MAX_COUNTERS 32
+
+#define CMT_CLOCK_MONOTONIC 1
+
+struct cmt_file_header {
+    char magic[8];              /*    0 "CUMEMTRK" */
+    uint16_t version_major;     /*    8 */
+    uint16_t version_minor;     /*   10 */
+    uint32_t header_size;       /*   12 CMT_HEADER_SIZE */
+    uint32_t block_size;        /*   16 CMT_BLOCK_SIZE */
+    uint32_t flags;             /*   20 reserved, 0 */
+    uint32_t pid;               /*   24 */
+    uint32_t ppid;              /*   28 */
+    uint32_t clock_id;          /*   32 CMT_CLOCK_MONOTONIC */
+    int32_t rank;               /*   36 -1 when unknown */
+    int32_t local_rank;         /*   40 -1 when unknown */
+    int32_t world_size;         /*   44 -1 when unknown */
+    uint32_t stack_depth;       /*   48 CUMEMTRACK_DEPTH in effect (0: no stacks) */
+    uint32_t stacks_available;  /*   52 1 when libunwind was loaded */
+    int64_t start_realtime_ns;  /*   56 CLOCK_REALTIME at start */
+    int64_t start_clock_ns;     /*   64 the record clock at the same instant */
+    uint64_t counters[CMT_MAX_COUNTERS]; /* 72 enum cmt_counter, atomically updated */
+    uint64_t blocks_used;       /*  328 blocks handed out (advisory; readers scan) */
+    uint32_t cmdline_len;       /*  336 bytes used in cmdline */
+    uint32_t reserved0;         /*  340 */
+    char host[256];             /*  344 NUL-terminated strings from here on */
+    char job_id[128];           /*  600 SLURM_JOB_ID or TORCHELASTIC_RUN_ID */
+    char cuda_visible_devices[512]; /* 728 "\x01unset" when unset */
+    char cuda_device_order[64]; /* 1240 */
+    char exe[1024];             /* 1304 /proc/self/exe */
+    char cmdline[1768];         /* 2328 arguments, NUL-separated (cmdline_len bytes) */
+    /* 4096 */
+};
+
+struct cmt_block_header {
+    uint32_t magic;        /*  0 CMT_BLOCK_MAGIC, stored last */
+    uint32_t writer;       /*  4 stream id, from 1 */
+    uint32_t index;        /*  8 n-th block of this writer, from 0 */
+    uint32_t tid;          /* 12 kernel thread id of the writer */
+    uint64_t base_seq;     /* 16 */
+    int64_t base_time_ns;  /* 24 */
+    /* 32 */
+};
+
+#define CMT_UNSET_MARK "\x01unset"
+
+#ifdef __cplusplus
+static_assert(sizeof(struct cmt_file_header) == CMT_HEADER_SIZE, "header size");
+#else
+_Static_assert(sizeof(struct cmt_file_header) == CMT_HEADER_SIZE, "header size");
+_Static_assert(sizeof(struct cmt_block_header) == 32, "block header size");
+#endif
+
+#endif
