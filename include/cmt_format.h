@@ -28,8 +28,9 @@
  *   numbers increase strictly. The events of a process are read back by merging all streams by
  *   sequence number (a k-way merge over writers, ordering a writer's blocks by their index). Gaps
  *   are normal (a sequence number taken by a thread that then died, or a dropped event).
- *   Definition records (STACK, DEVICE, CTX, MODULE_LOAD) are written before any record that refers
- *   to them, in the writer's stream, but a reader may also collect them in a first pass.
+ *   Definition records (STACK, DEVICE, CTX, MODULE_LOAD) have a smaller sequence number than any
+ *   record that refers to them (possibly in another writer's stream), so a single merged pass sees
+ *   every definition before its first use.
  *
  * RECORD ENCODING
  *   u8 type, varint seq_delta, varint time_delta, [varint payload_len if type >= 0x40], payload.
@@ -39,7 +40,8 @@
  *   times never decrease. Types below 0x40 are core records with the payload layouts below; a
  *   reader that meets an unknown core type must stop (corrupt, or a newer major version). Types
  *   0x40..0x7f carry their payload length and may be skipped by readers that do not know them.
- *   "ptr" fields are zvarint deltas against the previous ptr field in the same block (initially 0).
+ *   "ptr" fields of core records are zvarint deltas against the previous core ptr field in the same
+ *   block (initially 0); extension records carry plain varint addresses.
  *   str: varint length, then that many bytes (no NUL). Lengths are bounded by CMT_MAX_STR.
  *
  *   ALLOC      api, kind, flags, zvarint device, ptr, varint size, varint granted (0: = size),
@@ -65,7 +67,7 @@
  *                  varint op (1 create, 2 destroy)
  *   UNMATCHED_PROC varint version, varint flags, str name: a cuGetProcAddress result that matched
  *                  no known variant and was passed through untracked
- *   VMM_MAP        varint op (1 map, 2 unmap), ptr, varint size, varint handle
+ *   VMM_MAP        varint op (1 map, 2 unmap), varint ptr, varint size, varint handle
  *   INFO           str key, str value (warnings and facts: "warning", "libunwind", ...)
  *   MARKER         str label, varint flags (enum cmt_marker_flags), str domain
  *   ALERT          zvarint device, varint live_bytes, varint threshold_bytes, varint caller
@@ -176,8 +178,7 @@ enum cmt_marker_flags {
     X(WRITE_STOPPED, "write_stopped")         /* 1 when writing stopped (disk full, size limit) */   \
     X(UNMATCHED_PROC, "unmatched_proc")       /* cuGetProcAddress results passed through */          \
     X(DEEPBIND_STRIPPED, "deepbind_stripped") /* dlopen calls whose RTLD_DEEPBIND was removed */     \
-    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */                \
-    X(EVENTS, "events")                       /* records written */
+    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */
 
 enum cmt_counter {
 #define CMT_COUNTER_ENUM(id, name) CMT_CTR_##id,

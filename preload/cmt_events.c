@@ -1,0 +1,368 @@
+/*
+ * cmt_events.c — what each family of hooked calls means: the pre-hook (before the real call:
+ * untrack frees, so no other thread can be handed the address first) and the post-hook (after it:
+ * track allocations, record OOMs, failures, teardowns, pools, re-track refused frees). Generated
+ * wrappers (cmt_wrappers.c) call these two for every hooked variant.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "cmt_driver.h"
+#include "cmt_internal.h"
+#include "cmt_modules.h"
+#include "cmt_ptrtab.h"
+#include "cmt_stacks.h"
+#include "cmt_vmm.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
+
+_Atomic int cmt_exited; /* the EXIT record was written */
+
+/* ---- record emitters ---- */
+
+void cmt_emit_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device,
+                    uint64_t ptr, uint64_t size, uint64_t granted, uint32_t stack, uint16_t ctx,
+                    uint64_t seq, int64_t result) {
+    uint8_t *p = cmt_rec_begin(12 * CMT_VARINT_MAX, seq, cmt_now());
+    if (!p) return;
+    p = cmt_put_varint(p, (uint64_t)api);
+    p = cmt_put_varint(p, (uint64_t)kind);
+    p = cmt_put_varint(p, flags);
+    p = cmt_put_zvarint(p, device);
+    p = cmt_put_ptr(p, ptr);
+    p = cmt_put_varint(p, size);
+    p = cmt_put_varint(p, granted == size ? 0 : granted);
+    p = cmt_put_varint(p, stack);
+    p = cmt_put_varint(p, ctx);
+    if (type == CMT_REC_RETRACK) p = cmt_put_varint(p, (uint64_t)result);
+    cmt_rec_end(type, p);
+}
+
+void cmt_emit_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq) {
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
+    if (!p) return;
+    p = cmt_put_varint(p, (uint64_t)api);
+    p = cmt_put_varint(p, flags);
+    p = cmt_put_zvarint(p, device);
+    p = cmt_put_ptr(p, ptr);
+    cmt_rec_end(CMT_REC_FREE, p);
+}
+
+static void emit_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack,
+                         CUresult r) {
+    uint8_t *p = cmt_rec_begin(5 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
+    if (!p) return;
+    p = cmt_put_varint(p, (uint64_t)api);
+    p = cmt_put_zvarint(p, device);
+    p = cmt_put_varint(p, size);
+    p = cmt_put_varint(p, stack);
+    p = cmt_put_varint(p, (uint64_t)r);
+    cmt_rec_end(type, p);
+}
+
+/* ---- pools: where a pool's memory lives ---- */
+
+#define MAX_POOLS 1024
+static struct {
+    uint64_t pool;
+    int device; /* -1: host */
+} pools[MAX_POOLS];
+static int npools;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void emit_pool(uint64_t pool, int loc_type, int loc_id, int op) {
+    uint8_t buf[4 * CMT_VARINT_MAX], *p = cmt_put_varint(buf, pool);
+    p = cmt_put_varint(p, (uint64_t)loc_type);
+    p = cmt_put_zvarint(p, loc_id);
+    p = cmt_put_varint(p, (uint64_t)op);
+    cmt_emit_ext(CMT_REC_POOL, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}
+
+static bool pool_device(uint64_t pool, int *device) {
+    bool found = false;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < npools && !found; i++)
+        if (pools[i].pool == pool) {
+            *device = pools[i].device;
+            found = true;
+        }
+    pthread_mutex_unlock(&pool_lock);
+    return found;
+}
+
+static void pool_created(struct cmt_call *c) {
+    uint64_t pool = 0;
+    memcpy(&pool, c->out, sizeof pool);
+    int type = c->pool_props ? (int)c->pool_props->location.type : 0;
+    int id = c->pool_props ? c->pool_props->location.id : -2;
+    int device = type == CU_MEM_LOCATION_TYPE_DEVICE ? id : -1;
+    pthread_mutex_lock(&pool_lock);
+    int i = 0;
+    while (i < npools && pools[i].pool != pool) i++;
+    if (i == npools && npools < MAX_POOLS) npools++;
+    if (i < npools) {
+        pools[i].pool = pool;
+        pools[i].device = device;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (device >= 0) cmt_device_note(device);
+    emit_pool(pool, type, id, 1);
+}
+
+static void pool_destroyed(struct cmt_call *c) {
+    uint64_t pool = (uint64_t)(uintptr_t)c->pool;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < npools; i++)
+        if (pools[i].pool == pool) pools[i] = pools[--npools];
+    pthread_mutex_unlock(&pool_lock);
+    emit_pool(pool, 0, -2, 2);
+}
+
+/* ---- allocations ---- */
+
+static bool stream_capturing(const struct cmt_call *c) {
+    CUstream s = c->stream;
+    if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    return CMT_DRV(cuStreamIsCapturing, s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static int alloc_device(struct cmt_call *c, uint64_t ptr, int ctx_device) {
+    switch (c->kind) {
+    case CMT_KIND_HOST_PINNED:
+    case CMT_KIND_HOST_REGISTERED: return -1;
+    case CMT_KIND_ASYNC: {
+        int d;
+        if (c->pool && pool_device((uint64_t)(uintptr_t)c->pool, &d)) return d;
+        int ord = -1;
+        if (ptr && CMT_DRV(cuPointerGetAttribute, &ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                           (CUdeviceptr)ptr) == CUDA_SUCCESS && ord >= 0)
+            return ord;
+        return ctx_device;
+    }
+    default: return ctx_device;
+    }
+}
+
+static void track_alloc(struct cmt_call *c, CUresult r) {
+    int ctx_device;
+    uint16_t ctx = cmt_ctx_current(&ctx_device);
+    if (r != CUDA_SUCCESS) {
+        int device = alloc_device(c, 0, ctx_device);
+        if (device >= 0) cmt_device_note(device);
+        uint32_t stack = cmt_stack_capture();
+        emit_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
+                     c->size, stack, r);
+        return;
+    }
+    uint64_t ptr = 0;
+    if (c->family == CMT_FAM_REGISTER)
+        ptr = c->ptr;
+    else if (c->out)
+        memcpy(&ptr, c->out, sizeof ptr);
+    if (!ptr) return;
+    uint32_t stack = cmt_stack_capture();
+    if (c->family == CMT_FAM_VMM_CREATE) {
+        cmt_vmm_created(c, ptr, stack);
+        return;
+    }
+    int device = alloc_device(c, ptr, ctx_device);
+    if (device >= 0) cmt_device_note(device);
+    uint64_t granted = c->size;
+    if (c->pitch) granted = (uint64_t)*c->pitch * c->height;
+    unsigned space = c->family == CMT_FAM_ARRAY_CREATE ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
+    unsigned flags = space | (cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0);
+    uint64_t seq;
+    if (c->kind == CMT_KIND_ASYNC && stream_capturing(c)) {
+        flags |= CMT_FLAG_CAPTURED; /* a graph node, not memory */
+        seq = cmt_next_seq();
+    } else {
+        struct cmt_entry e = {.key = ptr, .size = c->size, .stack = stack, .ctx = ctx,
+                              .device = (int8_t)device, .kind_space = (uint8_t)(c->kind << 2 | space)};
+        cmt_ptr_insert(&e, &seq);
+    }
+    cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
+                   seq, 0);
+}
+
+/* ---- frees ---- */
+
+static void untrack(struct cmt_call *c) {
+    unsigned space = c->family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
+    unsigned pt = cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0;
+    if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {
+        c->tracked_before = -1; /* a free node in a graph: nothing is released now */
+        cmt_emit_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_next_seq());
+        return;
+    }
+    struct cmt_entry e;
+    uint64_t seq;
+    c->tracked_before = cmt_ptr_remove(c->ptr, space, &e, &seq);
+    if (c->tracked_before) {
+        c->saved = (struct cmt_entry_copy){.size = e.size, .stack = e.stack, .ctx = e.ctx,
+                                           .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
+                                           .space = (uint8_t)(e.kind_space & 3)};
+        cmt_emit_free(c->api, space | pt, e.device, c->ptr, seq);
+    } else {
+        cmt_emit_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
+    }
+}
+
+static void free_refused(struct cmt_call *c, CUresult r) {
+    if (c->tracked_before == 1) {
+        struct cmt_entry e = {.key = c->ptr, .size = c->saved.size, .stack = c->saved.stack,
+                              .ctx = c->saved.ctx, .device = c->saved.device,
+                              .kind_space = (uint8_t)(c->saved.kind << 2 | c->saved.space)};
+        uint64_t seq;
+        cmt_ptr_insert(&e, &seq);
+        cmt_emit_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
+                       c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
+    } else if (c->tracked_before == 0) {
+        emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(), r);
+    }
+}
+
+/* ---- context teardown ---- */
+
+struct sweep_arg {
+    uint16_t ctx;
+    int device;
+};
+static bool sweep_match(const struct cmt_entry *e, void *arg) {
+    const struct sweep_arg *a = arg;
+    if (a->ctx) return e->ctx == a->ctx;
+    return e->ctx && cmt_ctx_device(e->ctx) == a->device;
+}
+static void sweep_gone(const struct cmt_entry *e, void *arg) {
+    (void)e;
+    (void)arg;
+}
+
+static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
+    if (!cmt_writer_path()) return; /* nothing was ever recorded */
+    if (atomic_load(&cmt_exited)) flags |= CMT_FLAG_AT_EXIT;
+    uint64_t seq = cmt_next_seq();
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
+    if (p) {
+        p = cmt_put_varint(p, (uint64_t)api);
+        p = cmt_put_zvarint(p, device);
+        p = cmt_put_varint(p, ctx);
+        p = cmt_put_varint(p, flags);
+        cmt_rec_end(CMT_REC_TEARDOWN, p);
+    }
+    struct sweep_arg a = {.ctx = ctx, .device = device};
+    cmt_ptr_sweep(sweep_match, &a, sweep_gone);
+    cmt_ctx_end(ctx, device);
+}
+
+/* ---- entry points from the wrappers ---- */
+
+bool cmt_hook_pre(struct cmt_call *c) {
+    struct cmt_tls *t = &cmt_tls;
+    if (t->depth > 0) return false;
+    cmt_init();
+    if (atomic_load_explicit(&cmt_disabled, memory_order_relaxed)) return false;
+    t->depth++;
+    cmt_modules_check();
+    switch (c->family) {
+    case CMT_FAM_FREE:
+    case CMT_FAM_ARRAY_DESTROY:
+        c->tracked_before = -2; /* nothing recorded */
+        if (c->ptr) untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
+        break;
+    case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
+    case CMT_FAM_VMM_UNMAP: cmt_vmm_unmap_pre(c); break;
+    case CMT_FAM_CTX_RESET: teardown(c->api, 0, c->dev, CMT_FLAG_PRIMARY); break;
+    case CMT_FAM_CTX_DESTROY: {
+        uint16_t idx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx);
+        if (idx) teardown(c->api, idx, cmt_ctx_device(idx), 0);
+        break;
+    }
+    default: break;
+    }
+    return true;
+}
+
+void cmt_hook_post(struct cmt_call *c, CUresult r) {
+    switch (c->family) {
+    case CMT_FAM_ALLOC:
+    case CMT_FAM_REGISTER:
+    case CMT_FAM_ARRAY_CREATE:
+    case CMT_FAM_VMM_CREATE: track_alloc(c, r); break;
+    case CMT_FAM_FREE:
+    case CMT_FAM_ARRAY_DESTROY:
+        if (r != CUDA_SUCCESS) free_refused(c, r);
+        break;
+    case CMT_FAM_VMM_RELEASE: cmt_vmm_release_post(c, r); break;
+    case CMT_FAM_VMM_MAP:
+        if (r == CUDA_SUCCESS) cmt_vmm_mapped(c);
+        break;
+    case CMT_FAM_VMM_UNMAP: cmt_vmm_unmap_post(c, r); break;
+    case CMT_FAM_VMM_RETAIN:
+        if (r == CUDA_SUCCESS && c->out) {
+            uint64_t h;
+            memcpy(&h, c->out, sizeof h);
+            cmt_vmm_retained(c, h);
+        }
+        break;
+    case CMT_FAM_POOL_CREATE:
+        if (r == CUDA_SUCCESS && c->out && cmt_writer_ensure()) pool_created(c);
+        break;
+    case CMT_FAM_POOL_DESTROY:
+        if (r == CUDA_SUCCESS && cmt_writer_path()) pool_destroyed(c);
+        break;
+    case CMT_FAM_CTX_RELEASE: {
+        unsigned flags = 0;
+        int active = 1;
+        if (r == CUDA_SUCCESS &&
+            CMT_DRV(cuDevicePrimaryCtxGetState, c->dev, &flags, &active) == CUDA_SUCCESS && !active)
+            teardown(c->api, 0, c->dev, CMT_FLAG_PRIMARY);
+        break;
+    }
+    case CMT_FAM_GETPROC:
+        if (r == CUDA_SUCCESS && c->out) {
+            void **pfn = c->out;
+            *pfn = cmt_getproc_swap(c->sym, c->version, c->flags64, *pfn);
+        }
+        break;
+    default: break;
+    }
+    cmt_tls.depth--;
+}
+
+void cmt_events_fork_child(void) {
+    pthread_mutex_init(&pool_lock, NULL);
+    npools = 0;
+    atomic_store(&cmt_exited, 0);
+}
+
+/* ---- array sizes (what was asked for; the driver may round up) ---- */
+
+static size_t format_bytes(CUarray_format f) {
+    switch (f) {
+    case CU_AD_FORMAT_UNSIGNED_INT8:
+    case CU_AD_FORMAT_SIGNED_INT8: return 1;
+    case CU_AD_FORMAT_UNSIGNED_INT16:
+    case CU_AD_FORMAT_SIGNED_INT16:
+    case CU_AD_FORMAT_HALF: return 2;
+    default: return 4;
+    }
+}
+
+size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) {
+    if (!d) return 0;
+    size_t h = d->Height ? d->Height : 1;
+    return d->Width * h * d->NumChannels * format_bytes(d->Format);
+}
+
+size_t cmt_array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels) {
+    if (!d) return 0;
+    size_t w = d->Width, h = d->Height ? d->Height : 1, z = d->Depth ? d->Depth : 1, total = 0;
+    for (unsigned l = 0; l < (levels ? levels : 1); l++) {
+        total += w * h * z * d->NumChannels * format_bytes(d->Format);
+        w = w > 1 ? w / 2 : 1;
+        h = h > 1 ? h / 2 : 1;
+        z = z > 1 ? z / 2 : 1;
+    }
+    return total;
+}

@@ -1,0 +1,157 @@
+/*
+ * cmt_internal.h — what the modules of the preload share: the per-call descriptor, API ids
+ * generated from cmt_hooks.h, the thread-local state, and the small helpers every module uses.
+ */
+#ifndef CMT_INTERNAL_H
+#define CMT_INTERNAL_H
+
+#include <cuda.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmt_format.h"
+#include "cmt_hooks.h"
+
+#define CMT_HIDDEN __attribute__((visibility("hidden")))
+#define CMT_EXPORT __attribute__((visibility("default")))
+#define CMT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CMT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define CMT_KIND_NONE CMT_KIND_COUNT
+
+/* API ids: one per hooked variant, in table order. */
+enum cmt_api {
+#define CMT_API_ENUM(sym, base, ver, pt, fam, kind, params, args, fill) CMT_API_##sym,
+    CMT_HOOKS(CMT_API_ENUM)
+#undef CMT_API_ENUM
+        CMT_API_COUNT
+};
+
+enum cmt_family {
+    CMT_FAM_ALLOC,
+    CMT_FAM_FREE,
+    CMT_FAM_REGISTER,
+    CMT_FAM_ARRAY_CREATE,
+    CMT_FAM_ARRAY_DESTROY,
+    CMT_FAM_VMM_CREATE,
+    CMT_FAM_VMM_RELEASE,
+    CMT_FAM_VMM_MAP,
+    CMT_FAM_VMM_UNMAP,
+    CMT_FAM_VMM_RETAIN,
+    CMT_FAM_POOL_CREATE,
+    CMT_FAM_POOL_DESTROY,
+    CMT_FAM_CTX_RELEASE,
+    CMT_FAM_CTX_RESET,
+    CMT_FAM_CTX_DESTROY,
+    CMT_FAM_GETPROC,
+};
+
+/* Static description of a hooked variant (generated). */
+struct cmt_api_info {
+    const char *sym;
+    const char *base;
+    int version;
+    int per_thread;
+    enum cmt_family family;
+    int kind;
+    void *wrapper;
+};
+extern const struct cmt_api_info cmt_apis[CMT_API_COUNT] CMT_HIDDEN;
+
+/* One intercepted call, filled by the generated wrapper. */
+struct cmt_call {
+    enum cmt_api api;
+    enum cmt_family family;
+    int kind;
+    void *out;               /* out-parameter receiving a pointer or handle (8 bytes) */
+    CUdeviceptr ptr;         /* pointer or handle argument */
+    size_t size;             /* requested bytes */
+    size_t *pitch;           /* cuMemAllocPitch */
+    size_t height;
+    CUstream stream;
+    CUmemoryPool pool;
+    CUmemGenericAllocationHandle handle;
+    const CUmemAllocationProp *vmm_prop;
+    const CUmemPoolProps *pool_props;
+    CUdevice dev;
+    CUcontext ctx;
+    const char *sym;         /* cuGetProcAddress */
+    int version;
+    cuuint64_t flags64;
+    /* filled by the pre-hook for the post-hook */
+    uint64_t seq;
+    int device;
+    int tracked_before;      /* FREE: the key was live (its entry in `saved`) */
+    struct cmt_entry_copy {
+        uint64_t size;
+        uint32_t stack;
+        uint16_t ctx;
+        int8_t device;
+        uint8_t kind;
+        uint8_t space;
+    } saved;
+    int teardown_ctx;        /* ctx index to tear down after a successful destroy */
+};
+
+size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) CMT_HIDDEN;
+size_t cmt_array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels) CMT_HIDDEN;
+
+/* cmt_events.c: the family handlers. pre returns false when the call must pass through
+ * untracked (nested inside another hook, tracking disabled). */
+bool cmt_hook_pre(struct cmt_call *c) CMT_HIDDEN;
+void cmt_hook_post(struct cmt_call *c, CUresult r) CMT_HIDDEN;
+
+/* cmt_driver.c: real entry points. */
+void *cmt_real_slot(enum cmt_api api) CMT_HIDDEN;
+void cmt_set_real_slot(enum cmt_api api, void *fn) CMT_HIDDEN;
+void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *real) CMT_HIDDEN;
+int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported name, or -1 */
+
+/* cmt_dl.c: the real dynamic-linker functions and our own address range. */
+extern void *(*cmt_real_dlsym)(void *, const char *) CMT_HIDDEN;
+extern void *(*cmt_real_dlopen)(const char *, int) CMT_HIDDEN;
+void cmt_dl_init(void) CMT_HIDDEN;
+bool cmt_is_own_address(const void *p) CMT_HIDDEN;
+void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from here */
+
+/* cmt_main.c: configuration and lifecycle. */
+struct cmt_config {
+    char output_template[4096]; /* absolute */
+    char manifest[4096];        /* CUMEMTRACK_MANIFEST, or "" */
+    unsigned depth;             /* CUMEMTRACK_DEPTH */
+    bool no_children;
+    bool quiet;
+};
+extern struct cmt_config cmt_cfg CMT_HIDDEN;
+extern _Atomic int cmt_disabled CMT_HIDDEN; /* 1: pass everything through */
+extern _Atomic uint32_t cmt_generation CMT_HIDDEN;
+void cmt_init(void) CMT_HIDDEN;
+
+/* Thread-local state. */
+struct cmt_tls {
+    uint32_t gen;
+    int depth;            /* >0 inside a hook: nested CUDA calls pass through */
+    uint32_t writer;
+    uint32_t block_index;
+    uint8_t *block;
+    uint32_t pos;
+    uint64_t last_seq;
+    int64_t last_time;
+    uint64_t last_ptr;
+    uint64_t ctx_handle;  /* cache: last context seen and its index/device */
+    uint16_t ctx_index;
+    int8_t ctx_device;
+    uint32_t ctx_gen;
+};
+extern __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec"))) CMT_HIDDEN;
+
+/* cmt_log.c: one-line messages to stderr without allocating. */
+void cmt_warn(const char *fmt, ...) CMT_HIDDEN __attribute__((format(printf, 1, 2)));
+void cmt_warn_once(atomic_int *flag, const char *fmt, ...) CMT_HIDDEN
+    __attribute__((format(printf, 2, 3)));
+
+int64_t cmt_now(void) CMT_HIDDEN;
+
+#endif

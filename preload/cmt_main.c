@@ -1,0 +1,239 @@
+/*
+ * cmt_main.c — configuration (CUMEMTRACK_* variables), lazy initialisation (safe when another
+ * library's constructor calls CUDA or dlsym before ours ran), fork, the end of the process
+ * (exit, _exit, exec) and the public marker entry point cmt_mark().
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmt_driver.h"
+#include "cmt_internal.h"
+#include "cmt_modules.h"
+#include "cmt_ptrtab.h"
+#include "cmt_stacks.h"
+#include "cmt_vmm.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
+
+struct cmt_config cmt_cfg = {.depth = 64};
+_Atomic int cmt_disabled;
+_Atomic uint32_t cmt_generation;
+__thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
+extern _Atomic int cmt_exited;
+void cmt_events_fork_child(void) CMT_HIDDEN;
+
+static _Atomic int init_state; /* 0 no, 1 running, 2 done */
+
+static void absolute_path(char *dst, size_t cap, const char *src) {
+    if (src[0] == '/') {
+        snprintf(dst, cap, "%s", src);
+        return;
+    }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) {
+        snprintf(dst, cap, "%s", src);
+        return;
+    }
+    size_t n = strlen(cwd);
+    if (n + 1 + strlen(src) + 1 > cap) {
+        snprintf(dst, cap, "%s", src);
+        return;
+    }
+    memcpy(dst, cwd, n);
+    dst[n] = '/';
+    strcpy(dst + n + 1, src);
+}
+
+/* Removes this library from LD_PRELOAD so exec'd children run untracked (run --no-children). */
+static void drop_from_ld_preload(void) {
+    const char *lp = getenv("LD_PRELOAD");
+    if (!lp) return;
+    char out[8192];
+    size_t at = 0;
+    const char *s = lp;
+    while (*s) {
+        size_t n = strcspn(s, ": ");
+        if (n && !(n >= 17 && memmem(s, n, "libcumemtrack", 13))) {
+            if (at && at < sizeof out - 1) out[at++] = ':';
+            if (at + n < sizeof out - 1) {
+                memcpy(out + at, s, n);
+                at += n;
+            }
+        }
+        s += n;
+        while (*s == ':' || *s == ' ') s++;
+    }
+    out[at] = 0;
+    if (at)
+        setenv("LD_PRELOAD", out, 1);
+    else
+        unsetenv("LD_PRELOAD");
+}
+
+static void read_config(void) {
+    const char *v = getenv("CUMEMTRACK_QUIET");
+    cmt_cfg.quiet = v && *v && strcmp(v, "0") != 0;
+    v = getenv("CUMEMTRACK_DISABLE");
+    if (v && *v && strcmp(v, "0") != 0) atomic_store(&cmt_disabled, 1);
+    v = getenv("CUMEMTRACK_OUTPUT");
+    if (v && !*v) {
+        cmt_warn("warning: CUMEMTRACK_OUTPUT is empty; using cumemtrack.%%h.%%p.cmt");
+        v = NULL;
+    }
+    absolute_path(cmt_cfg.output_template, sizeof cmt_cfg.output_template,
+                  v ? v : "cumemtrack.%h.%p.cmt");
+    v = getenv("CUMEMTRACK_DEPTH");
+    if (v) {
+        char *end;
+        errno = 0;
+        long d = strtol(v, &end, 10);
+        if (!*v || *end || errno || d < 0 || d > (long)CMT_MAX_FRAMES)
+            cmt_warn("warning: CUMEMTRACK_DEPTH=\"%s\" is not a number from 0 to %u; using 64", v,
+                     CMT_MAX_FRAMES);
+        else
+            cmt_cfg.depth = (unsigned)d;
+    }
+    v = getenv("CUMEMTRACK_MANIFEST");
+    if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
+    v = getenv("CUMEMTRACK_NO_CHILDREN");
+    cmt_cfg.no_children = v && *v && strcmp(v, "0") != 0;
+    if (cmt_cfg.no_children) drop_from_ld_preload();
+}
+
+static void fork_child(void) {
+    atomic_fetch_add(&cmt_generation, 1);
+    cmt_writer_fork_child();
+    cmt_ptr_fork_child();
+    cmt_stacks_fork_child();
+    cmt_modules_fork_child();
+    cmt_driver_fork_child();
+    cmt_vmm_fork_child();
+    cmt_events_fork_child();
+    cmt_tls.gen = atomic_load(&cmt_generation);
+    if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);
+}
+
+void cmt_init(void) {
+    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) return;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) return; /* running: go on */
+    cmt_dl_init();
+    read_config();
+    pthread_atfork(NULL, NULL, fork_child);
+    atomic_store_explicit(&init_state, 2, memory_order_release);
+}
+
+__attribute__((constructor)) static void cmt_ctor(void) { cmt_init(); }
+
+/* ---- the end of the process ---- */
+
+static void emit_exit(int how, int status) {
+    if (!cmt_writer_path() || atomic_exchange(&cmt_exited, 1)) return;
+    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
+    if (!p) return;
+    p = cmt_put_varint(p, (uint64_t)how);
+    p = cmt_put_zvarint(p, status);
+    cmt_rec_end(CMT_REC_EXIT, p);
+}
+
+static int exit_status;
+__attribute__((destructor)) static void cmt_dtor(void) { emit_exit(CMT_EXIT_CLEAN, exit_status); }
+
+CMT_EXPORT void exit(int status) {
+    exit_status = status;
+    void (*real)(int) = (void (*)(int))cmt_next_sym("exit");
+    real(status);
+    __builtin_unreachable();
+}
+
+CMT_EXPORT void _exit(int status) {
+    emit_exit(CMT_EXIT_IMMEDIATE, status);
+    void (*real)(int) = (void (*)(int))cmt_next_sym("_exit");
+    real(status);
+    __builtin_unreachable();
+}
+
+CMT_EXPORT void _Exit(int status) { _exit(status); }
+
+static void exec_failed(int err) {
+    if (!cmt_writer_path()) return;
+    atomic_store(&cmt_exited, 0);
+    uint8_t buf[CMT_VARINT_MAX], *p = cmt_put_zvarint(buf, err);
+    cmt_emit_ext(CMT_REC_EXEC_FAILED, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}
+
+#define CMT_EXEC_CALL(name, proto_args, call_args)                                                 \
+    int r;                                                                                         \
+    {                                                                                              \
+        emit_exit(CMT_EXIT_EXEC, 0);                                                               \
+        int (*real) proto_args = (int(*) proto_args)cmt_next_sym(name);                            \
+        r = real ? real call_args : (errno = ENOSYS, -1);                                          \
+        int saved = errno;                                                                         \
+        exec_failed(saved);                                                                        \
+        errno = saved;                                                                             \
+    }                                                                                              \
+    return r;
+
+CMT_EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+    CMT_EXEC_CALL("execve", (const char *, char *const *, char *const *), (path, argv, envp))
+}
+CMT_EXPORT int execv(const char *path, char *const argv[]) {
+    CMT_EXEC_CALL("execv", (const char *, char *const *), (path, argv))
+}
+CMT_EXPORT int execvp(const char *file, char *const argv[]) {
+    CMT_EXEC_CALL("execvp", (const char *, char *const *), (file, argv))
+}
+CMT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
+    CMT_EXEC_CALL("execvpe", (const char *, char *const *, char *const *), (file, argv, envp))
+}
+CMT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
+    CMT_EXEC_CALL("fexecve", (int, char *const *, char *const *), (fd, argv, envp))
+}
+
+/* execl, execlp, execle: gather the variadic arguments, then the array forms above. */
+#define CMT_GATHER(first, ap, argv, n, envp_out)                                                   \
+    size_t n = 1;                                                                                  \
+    va_start(ap, first);                                                                           \
+    while (va_arg(ap, char *)) n++;                                                                \
+    va_end(ap);                                                                                    \
+    char *argv[n + 1];                                                                             \
+    va_start(ap, first);                                                                           \
+    argv[0] = (char *)first;                                                                       \
+    for (size_t i = 1; i <= n; i++) argv[i] = va_arg(ap, char *);                                  \
+    envp_out;                                                                                      \
+    va_end(ap);
+
+CMT_EXPORT int execl(const char *path, const char *arg, ...) {
+    va_list ap;
+    CMT_GATHER(arg, ap, argv, n, (void)0)
+    return execv(path, argv);
+}
+CMT_EXPORT int execlp(const char *file, const char *arg, ...) {
+    va_list ap;
+    CMT_GATHER(arg, ap, argv, n, (void)0)
+    return execvp(file, argv);
+}
+CMT_EXPORT int execle(const char *path, const char *arg, ...) {
+    va_list ap;
+    char *const *envp;
+    CMT_GATHER(arg, ap, argv, n, envp = va_arg(ap, char *const *))
+    return execve(path, argv, envp);
+}
+
+/* ---- markers ---- */
+
+CMT_EXPORT void cmt_mark(const char *label) {
+    cmt_init();
+    if (cmt_disabled || !label || !cmt_writer_ensure()) return;
+    uint8_t buf[1024 + 2 * CMT_VARINT_MAX], *p = cmt_put_str(buf, label, 1024);
+    p = cmt_put_varint(p, CMT_MARK_POINT);
+    p = cmt_put_str(p, "", 0);
+    cmt_emit_ext(CMT_REC_MARKER, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}

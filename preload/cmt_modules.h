@@ -1,0 +1,20 @@
+/*
+ * cmt_modules.h — the module map (path, load bias, PT_LOAD segments, GNU build-id) written into the
+ * dump so that stacks are symbolized offline. Kept right across dlopen/dlclose: dlclose rescans at
+ * once; dlopen marks the map dirty and the next tracked event (or any new stack with an unknown
+ * address) rescans, before anything that could refer to the new module is written.
+ */
+#ifndef CMT_MODULES_H
+#define CMT_MODULES_H
+
+#include <stdbool.h>
+
+void cmt_modules_mark_dirty(void);
+/* Rescans if dirty (cheap check; call before recording an event). */
+void cmt_modules_check(void);
+/* Rescans if some address is in no known module. */
+void cmt_modules_cover(const void *const *ips, unsigned n);
+void cmt_modules_rescan(void);
+void cmt_modules_fork_child(void);
+
+#endif

@@ -1,0 +1,166 @@
+/*
+ * cmt_stacks.c — see cmt_stacks.h.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmt_internal.h"
+#include "cmt_modules.h"
+#include "cmt_stacks.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
+
+#define HASH_NONFATAL_OOM 1
+static __thread int stack_oom;
+#define uthash_nonfatal_oom(obj) (stack_oom = 1)
+#include <uthash.h>
+
+#define STRIPES 16
+#define TLS_CACHE 256
+#define OWN_MARGIN 8
+
+struct stack {
+    UT_hash_handle hh;
+    uint32_t id;
+    uint32_t n;
+    uint64_t hash;
+    uintptr_t frames[];
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct stack *table;
+} T[STRIPES];
+
+static _Atomic uint32_t next_id;
+static _Atomic int unwind_state; /* 0 unknown, 1 loaded, 2 missing */
+static int (*unw_backtrace_fn)(void **, int);
+static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int warned_missing;
+
+/* per-thread cache: hash -> stack (entries are never freed while the process lives) */
+static __thread struct {
+    uint32_t gen;
+    struct stack *e[TLS_CACHE];
+} cache __attribute__((tls_model("initial-exec")));
+
+/* glibc mutexes are valid when zeroed, so the tables work before any constructor has run */
+static void stripes_init(void) {
+    for (int i = 0; i < STRIPES; i++) {
+        pthread_mutex_init(&T[i].lock, NULL);
+        T[i].table = NULL;
+    }
+}
+
+static bool load_unwind(void) {
+    int s = atomic_load_explicit(&unwind_state, memory_order_acquire);
+    if (CMT_LIKELY(s == 1)) return true;
+    if (s == 2) return false;
+    pthread_mutex_lock(&load_lock);
+    if (atomic_load(&unwind_state) == 0) {
+        void *h = cmt_real_dlopen ? cmt_real_dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL) : NULL;
+        void *f = h ? cmt_real_dlsym(h, "unw_backtrace") : NULL;
+        unw_backtrace_fn = (int (*)(void **, int))f;
+        atomic_store_explicit(&unwind_state, f ? 1 : 2, memory_order_release);
+        cmt_writer_set_stacks_available(f != NULL);
+        if (!f)
+            cmt_warn_once(&warned_missing, "warning: libunwind.so.8 not found: running without call "
+                          "stacks (install the Debian package libunwind8)");
+    }
+    pthread_mutex_unlock(&load_lock);
+    return atomic_load(&unwind_state) == 1;
+}
+
+static inline uint64_t hash_frames(const uintptr_t *f, uint32_t n) {
+    uint64_t h = 0x84222325cbf29ce4ull ^ n;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= f[i];
+        h *= 0x100000001b3ull;
+        h ^= h >> 32;
+    }
+    return h;
+}
+
+static void emit_stack(const struct stack *s) {
+    uint64_t seq = cmt_next_seq();
+    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX + (size_t)s->n * CMT_VARINT_MAX, seq, cmt_now());
+    if (!p) return;
+    p = cmt_put_varint(p, s->id);
+    p = cmt_put_varint(p, s->n);
+    uintptr_t prev = 0;
+    for (uint32_t i = 0; i < s->n; i++) {
+        p = i == 0 ? cmt_put_varint(p, s->frames[0]) : cmt_put_zvarint(p, (int64_t)(s->frames[i] - prev));
+        prev = s->frames[i];
+    }
+    cmt_rec_end(CMT_REC_STACK, p);
+}
+
+uint32_t cmt_stack_capture(void) {
+    unsigned depth = cmt_cfg.depth;
+    if (depth == 0 || !load_unwind()) return 0;
+    if (depth > CMT_MAX_FRAMES) depth = CMT_MAX_FRAMES;
+    void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
+    int got = unw_backtrace_fn(raw, (int)depth + OWN_MARGIN);
+    if (got <= 0) {
+        cmt_counter_add(CMT_CTR_UNWIND_FAILED, 1);
+        return 0;
+    }
+    int skip = 0;
+    while (skip < got && cmt_is_own_address(raw[skip])) skip++;
+    uint32_t n = (uint32_t)(got - skip);
+    if (n > depth) n = depth;
+    if (n == 0) return 0;
+    const uintptr_t *frames = (const uintptr_t *)(raw + skip);
+    uint64_t h = hash_frames(frames, n);
+
+    uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
+    if (cache.gen != gen) {
+        memset(&cache, 0, sizeof cache);
+        cache.gen = gen;
+    }
+    struct stack *c = cache.e[h & (TLS_CACHE - 1)];
+    if (c && c->hash == h && c->n == n && memcmp(c->frames, frames, n * sizeof *frames) == 0)
+        return c->id;
+
+    /* new to this thread: make sure every frame's module is in the dump first */
+    cmt_modules_cover((const void *const *)frames, n);
+
+    int k = (int)(h >> 60) & (STRIPES - 1);
+    struct stack *s = NULL;
+    pthread_mutex_lock(&T[k].lock);
+    HASH_FIND_BYHASHVALUE(hh, T[k].table, frames, n * sizeof *frames, (unsigned)h, s);
+    if (!s) {
+        s = malloc(sizeof *s + n * sizeof *frames);
+        if (s) {
+            s->id = atomic_fetch_add(&next_id, 1) + 1;
+            s->n = n;
+            s->hash = h;
+            memcpy(s->frames, frames, n * sizeof *frames);
+            stack_oom = 0;
+            HASH_ADD_KEYPTR_BYHASHVALUE(hh, T[k].table, s->frames, n * sizeof *frames, (unsigned)h, s);
+            if (stack_oom) {
+                free(s);
+                s = NULL;
+            } else {
+                emit_stack(s); /* under the lock: nobody can use the id before it is defined */
+            }
+        }
+    }
+    pthread_mutex_unlock(&T[k].lock);
+    if (!s) {
+        cmt_counter_add(CMT_CTR_DROPPED_STACKS, 1);
+        return 0;
+    }
+    cache.e[h & (TLS_CACHE - 1)] = s;
+    return s->id;
+}
+
+void cmt_stacks_fork_child(void) {
+    /* entries stay allocated (another thread may have been inside a table at fork); the ids and
+     * the definitions start again in the child's own dump */
+    stripes_init();
+    atomic_store(&next_id, 0);
+    memset(&cache, 0, sizeof cache);
+}

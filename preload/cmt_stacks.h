@@ -1,0 +1,16 @@
+/*
+ * cmt_stacks.h — native call stacks: raw return addresses from libunwind's unw_backtrace
+ * (libunwind.so.8 loaded with dlopen(RTLD_LOCAL), so the host's C++ exceptions never bind to it),
+ * the tracker's own frames dropped, deduplicated in striped uthash tables (HASH_NONFATAL_OOM)
+ * behind a per-thread cache, each distinct stack written once as a STACK record.
+ */
+#ifndef CMT_STACKS_H
+#define CMT_STACKS_H
+
+#include <stdint.h>
+
+/* Captures the caller's stack; returns its id (0: none — depth 0, no libunwind, no memory). */
+uint32_t cmt_stack_capture(void);
+void cmt_stacks_fork_child(void);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * cmt_tramp.S — dlsym and dlopen entry points that keep the caller's identity.
+ *
+ * glibc resolves RTLD_NEXT (dlsym) and the RUNPATH/$ORIGIN search (dlopen) from the return
+ * address of the call, so pass-through calls must reach the real function as a tail jump with the
+ * caller's return address still on the stack. gcc 12 cannot guarantee a C tail call, hence this.
+ *
+ * dlsym:  r = cmt_dlsym_pre(handle, name); if r return r; else jmp *cmt_real_dlsym
+ * dlopen: mode = cmt_dlopen_pre(file, mode); jmp *cmt_real_dlopen
+ * (the pre functions also resolve the real pointers before they are used)
+ */
+    .text
+    .globl dlsym
+    .type dlsym, @function
+dlsym:
+    .cfi_startproc
+    endbr64
+    push %rdi
+    .cfi_adjust_cfa_offset 8
+    push %rsi
+    .cfi_adjust_cfa_offset 8
+    sub $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    call cmt_dlsym_pre
+    add $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    pop %rsi
+    .cfi_adjust_cfa_offset -8
+    pop %rdi
+    .cfi_adjust_cfa_offset -8
+    test %rax, %rax
+    jz 1f
+    ret
+1:
+    jmp *cmt_real_dlsym(%rip)
+    .cfi_endproc
+    .size dlsym, .-dlsym
+
+    .globl dlopen
+    .type dlopen, @function
+dlopen:
+    .cfi_startproc
+    endbr64
+    push %rdi
+    .cfi_adjust_cfa_offset 8
+    push %rsi
+    .cfi_adjust_cfa_offset 8
+    sub $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    call cmt_dlopen_pre
+    add $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    pop %rsi
+    .cfi_adjust_cfa_offset -8
+    pop %rdi
+    .cfi_adjust_cfa_offset -8
+    mov %eax, %esi
+    jmp *cmt_real_dlopen(%rip)
+    .cfi_endproc
+    .size dlopen, .-dlopen
+
+    .section .note.GNU-stack,"",@progbits

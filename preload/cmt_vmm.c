@@ -1,0 +1,200 @@
+/*
+ * cmt_vmm.c — see cmt_vmm.h. VMM calls are rare: one mutex, uthash tables.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmt_vmm.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
+
+#define HASH_NONFATAL_OOM 1
+static int vmm_oom;
+#define uthash_nonfatal_oom(obj) (vmm_oom = 1)
+#include <uthash.h>
+
+struct handle {
+    UT_hash_handle hh;
+    uint64_t handle, size;
+    uint32_t stack, refs, maps;
+    int device;
+};
+struct mapping {
+    UT_hash_handle hh;
+    uint64_t va, size, handle;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct handle *handles;
+static struct mapping *mappings;
+
+#define MAX_UNDO 64
+/* what an unmap or release removed, to put back if the driver refuses */
+static __thread struct {
+    int nmaps, nfreed;
+    bool release_found, release_freed;
+    struct mapping maps[MAX_UNDO];
+    struct handle freed[MAX_UNDO];
+} undo;
+
+static void emit_map(int op, uint64_t va, uint64_t size, uint64_t handle) {
+    uint8_t buf[4 * CMT_VARINT_MAX], *p = cmt_put_varint(buf, (uint64_t)op);
+    p = cmt_put_varint(p, va);
+    p = cmt_put_varint(p, size);
+    p = cmt_put_varint(p, handle);
+    cmt_emit_ext(CMT_REC_VMM_MAP, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}
+
+static void end_handle(enum cmt_api api, struct handle *h) {
+    HASH_DEL(handles, h);
+    cmt_emit_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
+    if (undo.nfreed < MAX_UNDO) undo.freed[undo.nfreed++] = *h;
+    free(h);
+}
+
+static void restore_handle(enum cmt_api api, const struct handle *saved, CUresult r) {
+    struct handle *h = malloc(sizeof *h);
+    if (!h) return;
+    *h = *saved;
+    vmm_oom = 0;
+    HASH_ADD(hh, handles, handle, sizeof h->handle, h);
+    if (vmm_oom) {
+        free(h);
+        return;
+    }
+    cmt_emit_alloc(CMT_REC_RETRACK, api, CMT_KIND_VMM, CMT_SPACE_VMM, h->device, h->handle, h->size,
+                   h->size, h->stack, 0, cmt_next_seq(), r);
+}
+
+void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
+    int device = -2;
+    if (c->vmm_prop) {
+        if (c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+            device = c->vmm_prop->location.id;
+        else
+            device = -1;
+    }
+    pthread_mutex_lock(&lock);
+    struct handle *h = calloc(1, sizeof *h);
+    if (h) {
+        *h = (struct handle){.handle = handle, .size = c->size, .stack = stack, .refs = 1, .device = device};
+        vmm_oom = 0;
+        HASH_ADD(hh, handles, handle, sizeof h->handle, h);
+        if (vmm_oom) {
+            free(h);
+            cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+        }
+    }
+    cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_VMM, CMT_SPACE_VMM, device, handle, c->size, c->size,
+                   stack, 0, cmt_next_seq(), 0);
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_release_pre(struct cmt_call *c) {
+    pthread_mutex_lock(&lock);
+    undo.nfreed = 0;
+    struct handle *h;
+    uint64_t key = c->ptr;
+    HASH_FIND(hh, handles, &key, sizeof key, h);
+    undo.release_found = h != NULL;
+    undo.release_freed = false;
+    if (!h) {
+        cmt_emit_free(c->api, CMT_SPACE_VMM | CMT_FLAG_UNKNOWN, -2, key, cmt_next_seq());
+    } else if (h->refs > 0 && --h->refs == 0 && h->maps == 0) {
+        undo.release_freed = true;
+        end_handle(c->api, h);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_release_post(struct cmt_call *c, CUresult r) {
+    if (r == CUDA_SUCCESS || !undo.release_found) return;
+    pthread_mutex_lock(&lock);
+    if (undo.release_freed && undo.nfreed) {
+        restore_handle(c->api, &undo.freed[0], r);
+    } else {
+        struct handle *h;
+        uint64_t key = c->ptr;
+        HASH_FIND(hh, handles, &key, sizeof key, h);
+        if (h) h->refs++;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_mapped(struct cmt_call *c) {
+    pthread_mutex_lock(&lock);
+    struct handle *h;
+    uint64_t key = c->handle;
+    HASH_FIND(hh, handles, &key, sizeof key, h);
+    struct mapping *m = calloc(1, sizeof *m);
+    if (m) {
+        m->va = c->ptr;
+        m->size = c->size;
+        m->handle = c->handle;
+        vmm_oom = 0;
+        HASH_ADD(hh, mappings, va, sizeof m->va, m);
+        if (vmm_oom)
+            free(m);
+        else if (h)
+            h->maps++;
+    }
+    emit_map(1, c->ptr, c->size, c->handle);
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_unmap_pre(struct cmt_call *c) {
+    pthread_mutex_lock(&lock);
+    undo.nmaps = 0;
+    undo.nfreed = 0;
+    uint64_t lo = c->ptr, hi = c->ptr + c->size;
+    struct mapping *m, *tmp;
+    emit_map(2, c->ptr, c->size, 0);
+    HASH_ITER(hh, mappings, m, tmp) {
+        if (m->va < lo || m->va >= hi) continue;
+        HASH_DEL(mappings, m);
+        if (undo.nmaps < MAX_UNDO) undo.maps[undo.nmaps++] = *m;
+        struct handle *h;
+        HASH_FIND(hh, handles, &m->handle, sizeof m->handle, h);
+        if (h && h->maps > 0 && --h->maps == 0 && h->refs == 0) end_handle(c->api, h);
+        free(m);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_unmap_post(struct cmt_call *c, CUresult r) {
+    if (r == CUDA_SUCCESS) return;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < undo.nfreed; i++) restore_handle(c->api, &undo.freed[i], r);
+    for (int i = 0; i < undo.nmaps; i++) {
+        struct mapping *m = malloc(sizeof *m);
+        if (!m) break;
+        *m = undo.maps[i];
+        vmm_oom = 0;
+        HASH_ADD(hh, mappings, va, sizeof m->va, m);
+        if (vmm_oom) {
+            free(m);
+            continue;
+        }
+        struct handle *h;
+        HASH_FIND(hh, handles, &m->handle, sizeof m->handle, h);
+        if (h) h->maps++;
+        emit_map(1, m->va, m->size, m->handle);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_retained(struct cmt_call *c, uint64_t handle) {
+    (void)c;
+    pthread_mutex_lock(&lock);
+    struct handle *h;
+    HASH_FIND(hh, handles, &handle, sizeof handle, h);
+    if (h) h->refs++;
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_fork_child(void) {
+    pthread_mutex_init(&lock, NULL);
+    handles = NULL; /* abandoned: another thread may have been inside them */
+    mappings = NULL;
+}

@@ -1,0 +1,29 @@
+/*
+ * cmt_vmm.h — virtual memory management semantics: physical allocations (cuMemCreate handles)
+ * live until every handle reference is released (cuMemRetainAllocationHandle adds one) AND every
+ * mapping of them is unmapped (one cuMemUnmap may span several). Tracked apart from the pointer
+ * table; the ALLOC/FREE records use the VMM key space (ptr = handle).
+ */
+#ifndef CMT_VMM_H
+#define CMT_VMM_H
+
+#include <stdint.h>
+
+#include "cmt_internal.h"
+
+void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack);
+void cmt_vmm_release_pre(struct cmt_call *c);
+void cmt_vmm_release_post(struct cmt_call *c, CUresult r);
+void cmt_vmm_mapped(struct cmt_call *c);
+void cmt_vmm_unmap_pre(struct cmt_call *c);
+void cmt_vmm_unmap_post(struct cmt_call *c, CUresult r);
+void cmt_vmm_retained(struct cmt_call *c, uint64_t handle);
+void cmt_vmm_fork_child(void);
+
+/* Emits ALLOC/FREE-shaped records (shared with cmt_events.c). */
+void cmt_emit_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device,
+                    uint64_t ptr, uint64_t size, uint64_t granted, uint32_t stack, uint16_t ctx,
+                    uint64_t seq, int64_t result);
+void cmt_emit_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * cmt_wrappers.c — the exported wrappers and the API table, generated from cmt_hooks.h.
+ *
+ * Each wrapper is exported under the exact ABI name (an asm label, so cuda.h's renaming macros
+ * never get in the way), calls the pre-hook, the real function from its slot, and the post-hook.
+ * Nested calls and disabled tracking go straight through with the same arguments and result.
+ */
+#include "cmt_internal.h"
+
+#define CMT_WRAPPER(sym, base, ver, pt, fam, knd, params, args, fill)                             \
+    CMT_EXPORT CUresult cmt_w_##sym params __asm__(#sym);                                          \
+    CMT_EXPORT CUresult cmt_w_##sym params {                                                       \
+        typedef CUresult(*cmt_fn_t) params;                                                        \
+        cmt_fn_t real = (cmt_fn_t)cmt_real_slot(CMT_API_##sym);                                    \
+        if (CMT_UNLIKELY(!real)) return CUDA_ERROR_NOT_INITIALIZED;                                \
+        struct cmt_call c = {.api = CMT_API_##sym, .family = CMT_FAM_##fam,                        \
+                             .kind = CMT_KIND_##knd};                                             \
+        fill;                                                                                      \
+        if (!cmt_hook_pre(&c)) return real args;                                                   \
+        CUresult r = real args;                                                                    \
+        cmt_hook_post(&c, r);                                                                      \
+        return r;                                                                                  \
+    }
+CMT_HOOKS(CMT_WRAPPER)
+#undef CMT_WRAPPER
+
+const struct cmt_api_info cmt_apis[CMT_API_COUNT] = {
+#define CMT_API_INFO(sym, base, ver, pt, fam, knd, params, args, fill)                            \
+    [CMT_API_##sym] = {#sym, base, ver, pt, CMT_FAM_##fam, CMT_KIND_##knd, (void *)cmt_w_##sym},
+    CMT_HOOKS(CMT_API_INFO)
+#undef CMT_API_INFO
+};

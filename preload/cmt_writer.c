@@ -1,0 +1,406 @@
+/*
+ * cmt_writer.c — see cmt_writer.h. Layout and encoding: include/cmt_format.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmt_internal.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
+
+enum { W_NONE = 0, W_OPEN = 1, W_FAILED = 2 };
+
+static struct {
+    _Atomic int state;
+    _Atomic int stopped;
+    int fd;
+    dev_t dev;
+    ino_t ino;
+    char path[PATH_MAX];
+    struct cmt_file_header *hdr;
+    _Atomic uint64_t next_block;
+    _Atomic uint32_t next_writer;
+    _Atomic uint64_t seq;
+    uint64_t early_counters[CMT_MAX_COUNTERS];
+    pthread_mutex_t lock;
+    pthread_key_t thread_key;
+    bool key_made;
+} W = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static atomic_int warned_stop, warned_create;
+
+uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&W.seq, 1, memory_order_relaxed) + 1; }
+
+const char *cmt_writer_path(void) { return atomic_load(&W.state) == W_OPEN ? W.path : NULL; }
+
+void cmt_counter_add(enum cmt_counter c, uint64_t n) {
+    uint64_t *ctr = W.hdr && atomic_load_explicit(&W.state, memory_order_acquire) == W_OPEN
+                        ? &W.hdr->counters[c]
+                        : &W.early_counters[c];
+    __atomic_fetch_add(ctr, n, __ATOMIC_RELAXED);
+}
+
+void cmt_writer_set_stacks_available(bool yes) {
+    if (W.hdr) W.hdr->stacks_available = yes;
+}
+
+static void stop_writing(const char *why, int err) {
+    if (atomic_exchange(&W.stopped, 1)) return;
+    cmt_counter_add(CMT_CTR_WRITE_STOPPED, 1);
+    cmt_warn_once(&warned_stop, "warning: tracking stopped, the dump %s cannot grow (%s%s%s); "
+                  "the application goes on; events from now on are counted as dropped",
+                  W.path, why, err ? ": " : "", err ? strerror(err) : "");
+}
+
+/* ---- file creation ---- */
+
+static size_t append(char *dst, size_t at, size_t cap, const char *s) {
+    size_t n = strlen(s);
+    if (at + n >= cap) n = at < cap - 1 ? cap - 1 - at : 0;
+    memcpy(dst + at, s, n);
+    dst[at + n] = 0;
+    return at + n;
+}
+
+/* First of RANK, OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID. */
+static const char *rank_string(void) {
+    static const char *const vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                       "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return v;
+    }
+    return NULL;
+}
+
+static int env_int(const char *const *vars, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) {
+            char *end;
+            long x = strtol(v, &end, 10);
+            if (*end == 0 && x >= 0 && x < INT32_MAX) return (int)x;
+        }
+    }
+    return -1;
+}
+
+static void expand_template(char *out, size_t cap) {
+    char host[256] = "unknown", num[32];
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    size_t at = 0;
+    out[0] = 0;
+    for (const char *s = cmt_cfg.output_template; *s; s++) {
+        if (*s != '%' || !s[1]) {
+            char one[2] = {*s, 0};
+            at = append(out, at, cap, one);
+            continue;
+        }
+        s++;
+        switch (*s) {
+        case 'h': at = append(out, at, cap, host); break;
+        case 'p':
+            snprintf(num, sizeof num, "%d", (int)getpid());
+            at = append(out, at, cap, num);
+            break;
+        case 'r': {
+            const char *r = rank_string();
+            at = append(out, at, cap, r ? r : "x");
+            break;
+        }
+        case '%': at = append(out, at, cap, "%"); break;
+        default: {
+            char two[3] = {'%', *s, 0};
+            at = append(out, at, cap, two);
+        }
+        }
+    }
+}
+
+static void fill_header(struct cmt_file_header *h) {
+    memcpy(h->magic, CMT_MAGIC, 8);
+    h->version_major = CMT_VERSION_MAJOR;
+    h->version_minor = CMT_VERSION_MINOR;
+    h->header_size = CMT_HEADER_SIZE;
+    h->block_size = CMT_BLOCK_SIZE;
+    h->pid = (uint32_t)getpid();
+    h->ppid = (uint32_t)getppid();
+    h->clock_id = CMT_CLOCK_MONOTONIC;
+    static const char *const rank_vars[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                            "SLURM_PROCID"};
+    static const char *const local_vars[] = {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+                                             "MPI_LOCALRANKID", "SLURM_LOCALID"};
+    static const char *const world_vars[] = {"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE",
+                                             "PMI_SIZE", "SLURM_NTASKS"};
+    h->rank = env_int(rank_vars, 5);
+    h->local_rank = env_int(local_vars, 4);
+    h->world_size = env_int(world_vars, 5);
+    h->stack_depth = cmt_cfg.depth;
+    struct timespec rt, mono;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    clock_gettime(CLOCK_MONOTONIC, &mono);
+    h->start_realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+    h->start_clock_ns = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+    gethostname(h->host, sizeof h->host - 1);
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!job || !*job) job = getenv("TORCHELASTIC_RUN_ID");
+    if (job) snprintf(h->job_id, sizeof h->job_id, "%s", job);
+    const char *cvd = getenv("CUDA_VISIBLE_DEVICES");
+    snprintf(h->cuda_visible_devices, sizeof h->cuda_visible_devices, "%s", cvd ? cvd : CMT_UNSET_MARK);
+    const char *order = getenv("CUDA_DEVICE_ORDER");
+    snprintf(h->cuda_device_order, sizeof h->cuda_device_order, "%s", order ? order : CMT_UNSET_MARK);
+    ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+    if (n < 0) h->exe[0] = 0;
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t m = read(fd, h->cmdline, sizeof h->cmdline - 1);
+        h->cmdline_len = m > 0 ? (uint32_t)m : 0;
+        close(fd);
+    }
+}
+
+static void write_manifest(void) {
+    if (!cmt_cfg.manifest[0]) return;
+    int fd = open(cmt_cfg.manifest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        cmt_warn("warning: cannot append to the manifest %s: %s", cmt_cfg.manifest, strerror(errno));
+        return;
+    }
+    char line[PATH_MAX + 2];
+    int n = snprintf(line, sizeof line, "%s\n", W.path);
+    ssize_t w = write(fd, line, (size_t)n);
+    (void)w;
+    close(fd);
+}
+
+static void write_api_names(void) {
+    uint8_t buf[256];
+    for (int i = 0; i < CMT_API_COUNT; i++) {
+        uint8_t *p = cmt_put_varint(buf, (uint64_t)i);
+        p = cmt_put_str(p, cmt_apis[i].sym, 200);
+        cmt_emit_ext(CMT_REC_API_NAME, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    }
+}
+
+static bool create_file(void) {
+    char base[PATH_MAX];
+    expand_template(base, sizeof base);
+    int fd = -1;
+    for (int i = 0; i < 10000 && fd < 0; i++) {
+        if (i == 0)
+            snprintf(W.path, sizeof W.path, "%s", base);
+        else
+            snprintf(W.path, sizeof W.path, "%s.%d", base, i);
+        fd = open(W.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        cmt_warn_once(&warned_create, "warning: cannot create the dump %s: %s; the application goes "
+                      "on untracked (set CUMEMTRACK_OUTPUT to a writable place)",
+                      W.path, strerror(errno));
+        return false;
+    }
+    /* Keep our descriptor away from the low numbers applications juggle. */
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    struct stat st;
+    struct rlimit rl;
+    int err = 0;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur < CMT_HEADER_SIZE)
+        err = EFBIG;
+    if (!err) err = posix_fallocate(fd, 0, CMT_HEADER_SIZE);
+    void *h = MAP_FAILED;
+    if (!err) {
+        h = mmap(NULL, CMT_HEADER_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (h == MAP_FAILED) err = errno;
+    }
+    if (err || fstat(fd, &st) != 0) {
+        cmt_warn_once(&warned_create, "warning: cannot write the dump %s: %s; the application goes "
+                      "on untracked", W.path, strerror(err ? err : errno));
+        if (h != MAP_FAILED) munmap(h, CMT_HEADER_SIZE);
+        close(fd);
+        unlink(W.path);
+        return false;
+    }
+    W.fd = fd;
+    W.dev = st.st_dev;
+    W.ino = st.st_ino;
+    W.hdr = h;
+    fill_header(W.hdr);
+    for (int i = 0; i < CMT_MAX_COUNTERS; i++) W.hdr->counters[i] = W.early_counters[i];
+    return true;
+}
+
+static void thread_exit(void *arg) {
+    (void)arg;
+    if (cmt_tls.block && cmt_tls.gen == atomic_load(&cmt_generation)) munmap(cmt_tls.block, CMT_BLOCK_SIZE);
+    cmt_tls.block = NULL;
+}
+
+bool cmt_writer_ensure(void) {
+    int s = atomic_load_explicit(&W.state, memory_order_acquire);
+    if (CMT_LIKELY(s == W_OPEN)) return true;
+    if (s == W_FAILED) return false;
+    pthread_mutex_lock(&W.lock);
+    if (atomic_load(&W.state) == W_NONE) {
+        if (!W.key_made) W.key_made = pthread_key_create(&W.thread_key, thread_exit) == 0;
+        bool ok = create_file();
+        atomic_store_explicit(&W.state, ok ? W_OPEN : W_FAILED, memory_order_release);
+        if (ok) {
+            write_manifest();
+            write_api_names();
+        }
+    }
+    pthread_mutex_unlock(&W.lock);
+    return atomic_load(&W.state) == W_OPEN;
+}
+
+/* The application may have closed or reused our descriptor: check it is still our file. */
+static bool fd_is_ours(void) {
+    struct stat st;
+    if (fstat(W.fd, &st) == 0 && st.st_dev == W.dev && st.st_ino == W.ino) return true;
+    int fd = open(W.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return false;
+    if (fstat(fd, &st) != 0 || st.st_dev != W.dev || st.st_ino != W.ino) {
+        close(fd);
+        return false;
+    }
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
+    if (high >= 0) {
+        close(fd);
+        fd = high;
+    }
+    W.fd = fd; /* the old number belongs to the application now: never close it */
+    return true;
+}
+
+static bool new_block(uint64_t seq, int64_t now) {
+    struct cmt_tls *t = &cmt_tls;
+    if (t->block) {
+        munmap(t->block, CMT_BLOCK_SIZE);
+        t->block = NULL;
+    }
+    if (atomic_load_explicit(&W.stopped, memory_order_relaxed)) return false;
+    uint64_t idx = atomic_fetch_add(&W.next_block, 1);
+    off_t off = (off_t)CMT_HEADER_SIZE + (off_t)idx * CMT_BLOCK_SIZE;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (uint64_t)off + CMT_BLOCK_SIZE > rl.rlim_cur) {
+        stop_writing("the file-size limit (ulimit -f) is reached", 0);
+        return false;
+    }
+    pthread_mutex_lock(&W.lock);
+    bool ours = fd_is_ours();
+    int err = ours ? posix_fallocate(W.fd, off, CMT_BLOCK_SIZE) : EBADF;
+    void *b = MAP_FAILED;
+    if (!err) {
+        b = mmap(NULL, CMT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, W.fd, off);
+        if (b == MAP_FAILED) err = errno;
+    }
+    pthread_mutex_unlock(&W.lock);
+    if (err) {
+        stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
+        return false;
+    }
+    if (t->writer == 0) {
+        t->writer = atomic_fetch_add(&W.next_writer, 1) + 1;
+        t->block_index = 0;
+        if (W.key_made) pthread_setspecific(W.thread_key, (void *)1);
+    }
+    struct cmt_block_header *bh = b;
+    bh->writer = t->writer;
+    bh->index = t->block_index++;
+    bh->tid = (uint32_t)syscall(SYS_gettid);
+    bh->base_seq = seq;
+    bh->base_time_ns = now;
+    __atomic_store_n(&bh->magic, CMT_BLOCK_MAGIC, __ATOMIC_RELEASE);
+    t->block = b;
+    t->pos = sizeof *bh;
+    t->last_seq = seq;
+    t->last_time = now;
+    t->last_ptr = 0;
+    uint64_t used = idx + 1, cur = __atomic_load_n(&W.hdr->blocks_used, __ATOMIC_RELAXED);
+    while (cur < used && !__atomic_compare_exchange_n(&W.hdr->blocks_used, &cur, used, 1,
+                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return true;
+}
+
+uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
+    struct cmt_tls *t = &cmt_tls;
+    if (CMT_UNLIKELY(!cmt_writer_ensure())) return NULL;
+    if (CMT_UNLIKELY(t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))) {
+        /* a forked child: the parent's block is not ours */
+        memset(t, 0, offsetof(struct cmt_tls, ctx_handle));
+        t->gen = atomic_load(&cmt_generation);
+    }
+    size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    if (CMT_UNLIKELY(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq ||
+                     now < t->last_time)) {
+        if (!new_block(seq, now)) {
+            cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
+            return NULL;
+        }
+    }
+    uint8_t *p = t->block + t->pos + 1;
+    p = cmt_put_varint(p, seq - t->last_seq);
+    p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
+    t->last_seq = seq;
+    t->last_time = now;
+    return p;
+}
+
+void cmt_rec_end(uint8_t type, uint8_t *end) {
+    struct cmt_tls *t = &cmt_tls;
+    uint8_t *start = t->block + t->pos;
+    t->pos = (uint32_t)(end - t->block);
+    __atomic_store_n(start, type, __ATOMIC_RELEASE);
+}
+
+uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
+    p = cmt_put_zvarint(p, (int64_t)(ptr - cmt_tls.last_ptr));
+    cmt_tls.last_ptr = ptr;
+    return p;
+}
+
+void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, size_t len) {
+    uint8_t *p = cmt_rec_begin(len + CMT_VARINT_MAX, seq, now);
+    if (!p) return;
+    p = cmt_put_varint(p, len);
+    memcpy(p, buf, len);
+    cmt_rec_end(type, p + len);
+}
+
+void cmt_writer_fork_child(void) {
+    if (W.hdr) munmap(W.hdr, CMT_HEADER_SIZE);
+    W.hdr = NULL;
+    if (W.fd >= 0) close(W.fd);
+    W.fd = -1;
+    pthread_mutex_init(&W.lock, NULL);
+    atomic_store(&W.state, W_NONE);
+    atomic_store(&W.stopped, 0);
+    atomic_store(&W.next_block, 0);
+    atomic_store(&W.next_writer, 0);
+    atomic_store(&W.seq, 0);
+    memset(W.early_counters, 0, sizeof W.early_counters);
+    atomic_store(&warned_stop, 0);
+    atomic_store(&warned_create, 0);
+    if (cmt_tls.block) munmap(cmt_tls.block, CMT_BLOCK_SIZE);
+    memset(&cmt_tls, 0, sizeof cmt_tls);
+}

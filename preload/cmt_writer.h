@@ -1,0 +1,36 @@
+/*
+ * cmt_writer.h — the dump writer: creates the file on the first CUDA event, hands each thread
+ * its own blocks of a MAP_SHARED mapping (space reserved with posix_fallocate, RLIMIT_FSIZE
+ * checked first), and appends records with the type byte stored last. Never raises a signal,
+ * never exits: when the file cannot grow, writing stops with one warning and a count.
+ */
+#ifndef CMT_WRITER_H
+#define CMT_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cmt_format.h"
+
+/* Creates the dump if needed. False when there is none (disabled, or creation failed). */
+bool cmt_writer_ensure(void);
+/* The next sequence number (take it where the order of events is decided). */
+uint64_t cmt_next_seq(void);
+/* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
+ * when the record is dropped (then do not call cmt_rec_end). */
+uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now);
+/* Publishes the record begun last; end is one past its payload. */
+void cmt_rec_end(uint8_t type, uint8_t *end);
+/* Encodes a ptr field of a core record (delta against the previous one in the block). */
+uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr);
+/* Writes an extension record (type >= 0x40) whose payload was built in buf. */
+void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, size_t len);
+void cmt_counter_add(enum cmt_counter c, uint64_t n);
+/* Called in the child after fork: forget the parent's file and mappings. */
+void cmt_writer_fork_child(void);
+/* The dump's path, or NULL. */
+const char *cmt_writer_path(void);
+void cmt_writer_set_stacks_available(bool yes);
+
+#endif

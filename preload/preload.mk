@@ -1,0 +1,21 @@
+# preload/preload.mk — builds build/libcumemtrack.so (the LD_PRELOAD tracer).
+PRELOAD_SRCS := $(wildcard preload/*.c)
+PRELOAD_OBJS := $(PRELOAD_SRCS:preload/%.c=$(BUILD)/preload/%.o) $(BUILD)/preload/cmt_tramp.o
+PRELOAD_HDRS := $(wildcard preload/*.h) $(wildcard include/*.h)
+PRELOAD_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -fno-omit-frame-pointer -Ipreload
+
+$(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -c $< -o $@
+
+$(BUILD)/preload/cmt_tramp.o: preload/cmt_tramp.S
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(BUILD)/preload/exports.map: preload/exports.map.in preload/cmt_hooks.h
+	@mkdir -p $(dir $@)
+	$(CC) -E -P -x c -Ipreload $< -o $@
+
+$(BUILD)/libcumemtrack.so: $(PRELOAD_OBJS) $(BUILD)/preload/exports.map
+	$(CC) -shared -o $@ $(PRELOAD_OBJS) -Wl,--version-script=$(BUILD)/preload/exports.map \
+		-Wl,-z,defs -Wl,-soname,libcumemtrack.so -lpthread -ldl
