@@ -26,6 +26,7 @@ $(BUILD):
 -include preload/preload.mk
 -include analyzer/analyzer.mk
 -include tests/tests.mk
+-include tests/unit/unit.mk
 -include examples/examples.mk
 -include bench/bench.mk
 -include tests/gpu/gpu.mk

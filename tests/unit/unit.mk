@@ -1,0 +1,19 @@
+# tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity).
+UNIT := $(BUILD)/tests/unit
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next
+
+$(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $< -o $@
+
+$(UNIT)/sub/libnext_private.so: tests/unit/libnext_private.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $< -o $@
+$(UNIT)/libnext_a.so: tests/unit/libnext_a.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $< -o $@
+$(UNIT)/libnext_b.so: tests/unit/libnext_b.c $(UNIT)/sub/libnext_private.so
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared $< -o $@ -ldl -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/sub'
+$(UNIT)/dlsym_next: tests/unit/dlsym_next.c $(UNIT)/libnext_a.so $(UNIT)/libnext_b.so
+	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(UNIT) -Wl,--no-as-needed -lnext_b -lnext_a -ldl -Wl,-rpath,'$$ORIGIN'
