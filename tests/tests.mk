@@ -1,0 +1,89 @@
+# tests/tests.mk — the GPU-less test bed (included by the top Makefile). `make test-programs`
+# builds:
+#   build/tests/fakecuda/libcuda.so.1 (+ libcuda.so)   fake CUDA driver      (tests/fakecuda/)
+#   build/tests/fakert/libcudart.so.13 (+ libcudart.so) and libcudart_static.a
+#                                                      runtime test double   (tests/fakert/)
+#   build/tests/progs/NAME.shared, NAME.static         runtime test programs (tests/progs/rt_*.c)
+#   build/tests/progs/NAME                             driver-API programs   (tests/progs/drv_*.c)
+#   build/tests/progs/fake_getproc_test, libdlsymcount.so  checks of the fake itself
+# The runtime's driver look-up list comes from FAKE_GETPROC_REF (a verbatim copy of
+# /work/shared/reference/cudart13-getprocaddress.txt) through awk into fakert_procs.h.
+
+.PHONY: test-programs
+
+FAKE_OUT := $(BUILD)/tests
+FAKE_GETPROC_REF ?= tests/fakert/cudart13-getprocaddress.txt
+FAKE_PIC_CFLAGS = $(ALL_CFLAGS) -D__CUDA_API_VERSION_INTERNAL -fPIC -fvisibility=hidden -fno-ipa-icf
+FAKE_PROG_CFLAGS = $(filter-out -O2,$(ALL_CFLAGS)) -O0 -g -fno-omit-frame-pointer -rdynamic
+FAKE_CUDA_STUB := $(CUDA_HOME)/lib64/stubs/libcuda.so
+
+FAKE_RT_PROGS := $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/rt_*.c))
+FAKE_DRV_PROGS := $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/drv_*.c))
+
+FAKE_TARGETS := $(FAKE_OUT)/fakecuda/libcuda.so.1 $(FAKE_OUT)/fakecuda/libcuda.so \
+	$(FAKE_OUT)/fakert/libcudart.so.13 $(FAKE_OUT)/fakert/libcudart.so \
+	$(FAKE_OUT)/fakert/libcudart_static.a \
+	$(foreach p,$(FAKE_RT_PROGS),$(FAKE_OUT)/progs/$(p).shared $(FAKE_OUT)/progs/$(p).static) \
+	$(foreach p,$(FAKE_DRV_PROGS),$(FAKE_OUT)/progs/$(p)) \
+	$(FAKE_OUT)/progs/fake_getproc_test $(FAKE_OUT)/progs/libdlsymcount.so
+
+test-programs: $(FAKE_TARGETS)
+
+# --- fake driver ---------------------------------------------------------------------------
+$(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c include/cmt_format.h tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
+
+$(FAKE_OUT)/fakecuda/libcuda.so: $(FAKE_OUT)/fakecuda/libcuda.so.1
+	ln -sf libcuda.so.1 $@
+
+# --- runtime double ------------------------------------------------------------------------
+$(FAKE_OUT)/fakert/fakert_procs.h: $(FAKE_GETPROC_REF) tests/tests.mk
+	@mkdir -p $(@D)
+	awk 'BEGIN { print "/* generated from $(FAKE_GETPROC_REF) by tests/tests.mk */"; \
+	             print "#define FAKERT_PROC_LIST(X) \\" } \
+	     /^#/ || NF == 0 { next } \
+	     NF == 2 { printf "    X(P__%s_%s, \"\", %s, %s) \\\n", $$1, $$2, $$1, $$2; next } \
+	     NF == 3 { printf "    X(P_%s_%s_%s, \"%s\", %s, %s) \\\n", $$1, $$2, $$3, $$1, $$2, $$3; next } \
+	     { print "bad line: " $$0 > "/dev/stderr"; exit 1 } \
+	     END { print "" }' $< > $@.tmp && mv $@.tmp $@
+
+$(FAKE_OUT)/fakert/fakert.o: tests/fakert/fakert.c $(FAKE_OUT)/fakert/fakert_procs.h tests/tests.mk
+	$(CC) $(FAKE_PIC_CFLAGS) -I$(FAKE_OUT)/fakert -c -o $@ $<
+
+$(FAKE_OUT)/fakert/libcudart.so.13: $(FAKE_OUT)/fakert/fakert.o
+	$(CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+
+$(FAKE_OUT)/fakert/libcudart.so: $(FAKE_OUT)/fakert/libcudart.so.13
+	ln -sf libcudart.so.13 $@
+
+$(FAKE_OUT)/fakert/libcudart_static.a: $(FAKE_OUT)/fakert/fakert.o
+	rm -f $@ && ar rcs $@ $<
+
+# --- programs ------------------------------------------------------------------------------
+FAKE_PROG_DEPS := tests/progs/fake_prog.h tests/tests.mk
+
+# rt_ptsz is the per-thread-default-stream build.
+fake_rt_extra = $(if $(filter rt_ptsz,$(1)),-DCUDA_API_PER_THREAD_DEFAULT_STREAM)
+
+$(FAKE_OUT)/progs/%.shared: tests/progs/%.c $(FAKE_OUT)/fakert/libcudart.so $(FAKE_PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PROG_CFLAGS) $(call fake_rt_extra,$*) -o $@ $< -L$(FAKE_OUT)/fakert -lcudart \
+		-Wl,-rpath,'$$ORIGIN/../fakert' -lpthread
+
+$(FAKE_OUT)/progs/%.static: tests/progs/%.c $(FAKE_OUT)/fakert/libcudart_static.a $(FAKE_PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PROG_CFLAGS) $(call fake_rt_extra,$*) -o $@ $< $(FAKE_OUT)/fakert/libcudart_static.a \
+		-ldl -lpthread
+
+$(FAKE_OUT)/progs/drv_%: tests/progs/drv_%.c $(FAKE_PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< $(FAKE_CUDA_STUB) -lpthread
+
+$(FAKE_OUT)/progs/fake_getproc_test: tests/progs/fake_getproc_test.c $(FAKE_GETPROC_REF) $(FAKE_PROG_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< -ldl
+
+$(FAKE_OUT)/progs/libdlsymcount.so: tests/progs/dlsymcount.c tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
