@@ -556,7 +556,8 @@ void cmt_dump_rewind(struct cmt_dump *d) {
     d->nheap = 0;
     d->last = (size_t)-1;
     d->started = 0;
-    if (!d->corrupt) d->err[0] = 0;
+    d->corrupt = 0; /* found again, at the same place, if the records are read again */
+    d->err[0] = 0;
 }
 
 int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {

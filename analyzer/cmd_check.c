@@ -1,0 +1,267 @@
+/*
+ * cmd_check.c — cumemtrack check: a CI gate. Fails (exit 1) when unsuppressed leaks exceed the
+ * budget (--max-leak-bytes, default 0; with --baseline the budget applies only when given), or,
+ * against --baseline OLD (dumps or a directory of a previous run), when leaked bytes grew or the
+ * peak of a physical GPU (matched by uuid; the largest per-GPU peak when no uuid matches) grew by
+ * more than --max-peak-growth PCT. Baseline leaks are matched by symbolized function chains, never
+ * by addresses. Reasons and the top offending stacks go to stderr.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmt_cmds.h"
+#include "cmt_report.h"
+
+static const char check_help[] =
+    "usage: cumemtrack check [OPTIONS] DUMP|DIR...\n"
+    "  --max-leak-bytes N     leak budget (suffixes K M G KiB MiB GiB; default 0)\n"
+    "  --suppressions FILE    LSan-style leak:PATTERN lines\n"
+    "  --baseline OLD         dump or directory of a previous run: fail when leaked bytes grew\n"
+    "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
+    "  --no-symbols, --debug-dir DIR, --top N   as for report\n"
+    "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
+
+struct chain_bytes {
+    char *chain;
+    uint64_t bytes;
+};
+
+static void print_stack(const struct cmt_stack_sym *s, size_t max) {
+    for (size_t i = 0; i < s->n && i < max; i++) {
+        const struct cmt_sym_frame *f = &s->frames[i];
+        const char *b = strrchr(f->module, '/');
+        b = b ? b + 1 : f->module;
+        if (f->function && f->file) fprintf(stderr, "        %s %s:%d\n", f->function, f->file, f->line);
+        else if (f->function) fprintf(stderr, "        %s (%s+0x%llx)\n", f->function, b, (unsigned long long)f->offset);
+        else fprintf(stderr, "        %s+0x%llx\n", b, (unsigned long long)f->offset);
+    }
+    if (!s->n) fprintf(stderr, "        (no stack recorded)\n");
+}
+
+/* leaks aggregated per function chain */
+static struct chain_bytes *chains(struct cmt_analysis *a, size_t *n) {
+    struct chain_bytes *v = calloc(a->nleaks + 1, sizeof *v);
+    *n = 0;
+    if (!v) return NULL;
+    for (size_t i = 0; i < a->nleaks; i++) {
+        char *c = cmt_stack_chain(&a->leaks[i].stack);
+        if (!c) continue;
+        size_t k = 0;
+        while (k < *n && strcmp(v[k].chain, c)) k++;
+        if (k < *n) {
+            v[k].bytes += a->leaks[i].leak->bytes;
+            free(c);
+        } else
+            v[(*n)++] = (struct chain_bytes){c, a->leaks[i].leak->bytes};
+    }
+    return v;
+}
+
+static void free_chains(struct chain_bytes *v, size_t n) {
+    for (size_t i = 0; i < n; i++) free(v[i].chain);
+    free(v);
+}
+
+static int load(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
+    char **paths, err[1024];
+    size_t np;
+    if (cmt_expand_paths(args, nargs, &paths, &np, err, sizeof err) != 0) {
+        cmt_msg("%s", err);
+        memset(a, 0, sizeof *a);
+        return 3;
+    }
+    int rc = cmt_analysis_load(a, ro, paths, np);
+    if (rc) cmt_msg("%s", a->err);
+    cmt_free_paths(paths, np);
+    return rc;
+}
+
+int cmt_cmd_check(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"max-leak-bytes", required_argument, 0, 'm'}, {"suppressions", required_argument, 0, 's'},
+        {"baseline", required_argument, 0, 'b'},       {"max-peak-growth", required_argument, 0, 'p'},
+        {"no-symbols", no_argument, 0, 'n'},           {"debug-dir", required_argument, 0, 'd'},
+        {"top", required_argument, 0, 't'},            {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct cmt_report_opts ro = {0};
+    struct cmt_suppressions supp = {0};
+    uint64_t budget = 0;
+    int have_budget = 0, have_growth = 0, c, rc = 0;
+    double growth = 0;
+    const char *baseline = NULL;
+    char err[1024];
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            if (cmt_parse_size(optarg, &budget) != 0) {
+                cmt_msg("check: --max-leak-bytes: not a size: '%s'", optarg);
+                rc = 2;
+                goto out;
+            }
+            have_budget = 1;
+            break;
+        case 's':
+            if (cmt_suppress_load(&supp, optarg, err, sizeof err) != 0) {
+                cmt_msg("%s", err);
+                rc = 2;
+                goto out;
+            }
+            ro.suppressions = &supp;
+            break;
+        case 'b': baseline = optarg; break;
+        case 'p': {
+            char *end;
+            growth = strtod(optarg, &end);
+            if (end == optarg || (*end && strcmp(end, "%")) || growth < 0) {
+                cmt_msg("check: --max-peak-growth: not a percentage: '%s'", optarg);
+                rc = 2;
+                goto out;
+            }
+            have_growth = 1;
+            break;
+        }
+        case 'n': ro.no_symbols = 1; break;
+        case 'd': ro.debug_dir = optarg; break;
+        case 't': ro.top_n = (size_t)strtoul(optarg, NULL, 10); break;
+        case 'h': fputs(check_help, stdout); goto out;
+        default:
+            cmt_msg("check: unknown or incomplete option '%s'\n%s", argv[optind - 1], check_help);
+            rc = 2;
+            goto out;
+        }
+    }
+    if (optind >= argc) {
+        cmt_msg("check: no dump given\n%s", check_help);
+        rc = 2;
+        goto out;
+    }
+    if (have_growth && !baseline) {
+        cmt_msg("check: --max-peak-growth needs --baseline");
+        rc = 2;
+        goto out;
+    }
+    struct cmt_analysis a, b;
+    memset(&b, 0, sizeof b);
+    rc = load(&a, &ro, argv + optind, argc - optind);
+    if (rc) {
+        cmt_analysis_free(&a);
+        goto out;
+    }
+    char s1[32], s2[32];
+    int failed = 0;
+    if (have_budget || !baseline) {
+        if (a.leaked_bytes > budget) {
+            failed = 1;
+            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1), a.nleaks,
+                    a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
+            for (size_t i = 0; i < a.nleaks && i < 5; i++) {
+                fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n", cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
+                        (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
+                        a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
+                print_stack(&a.leaks[i].stack, 8);
+            }
+        }
+    }
+    if (baseline) {
+        struct cmt_report_opts bo = ro;
+        struct cmt_suppressions bsupp = {0};
+        if (ro.suppressions) { /* the same patterns, separate counters */
+            for (size_t i = 0; i < supp.n; i++) {
+                struct cmt_suppression *nv = realloc(bsupp.v, (bsupp.n + 1) * sizeof *nv);
+                if (!nv) break;
+                bsupp.v = nv;
+                nv[bsupp.n].pattern = strdup(supp.v[i].pattern);
+                nv[bsupp.n].leaks = nv[bsupp.n].bytes = 0;
+                if (nv[bsupp.n].pattern) bsupp.n++;
+            }
+            bo.suppressions = &bsupp;
+        }
+        char *bargs[1] = {(char *)baseline};
+        rc = load(&b, &bo, bargs, 1);
+        if (rc) {
+            cmt_analysis_free(&a);
+            cmt_analysis_free(&b);
+            cmt_suppress_free(&bsupp);
+            goto out;
+        }
+        if (a.leaked_bytes > b.leaked_bytes) {
+            failed = 1;
+            cmt_msg("check failed: leaked bytes grew from %s to %s against the baseline", cmt_human_size(b.leaked_bytes, s1, sizeof s1),
+                    cmt_human_size(a.leaked_bytes, s2, sizeof s2));
+            size_t na, nb;
+            struct chain_bytes *ca = chains(&a, &na), *cb = chains(&b, &nb);
+            int shown = 0;
+            for (size_t i = 0; ca && i < na && shown < 5; i++) {
+                uint64_t old = 0;
+                for (size_t k = 0; cb && k < nb; k++)
+                    if (!strcmp(ca[i].chain, cb[k].chain)) old = cb[k].bytes;
+                if (ca[i].bytes <= old) continue;
+                shown++;
+                fprintf(stderr, "    %s %s -> %s: %s\n", old ? "grew" : "new", cmt_human_size(old, s1, sizeof s1),
+                        cmt_human_size(ca[i].bytes, s2, sizeof s2), ca[i].chain[0] ? ca[i].chain : "(no stack)");
+            }
+            free_chains(ca, na);
+            free_chains(cb, nb);
+        }
+        if (have_growth) {
+            int matched = 0;
+            for (size_t g = 0; g < a.ngpus; g++)
+                for (size_t k = 0; k < b.ngpus; k++) {
+                    if (strcmp(a.gpus[g].uuid, b.gpus[k].uuid)) continue;
+                    matched = 1;
+                    double old = (double)b.gpus[k].peak_bytes, now = (double)a.gpus[g].peak_bytes;
+                    if (now > old * (1 + growth / 100) && now > old) {
+                        failed = 1;
+                        cmt_msg("check failed: peak on %s grew %.1f%% (%s -> %s), limit %g%%", a.gpus[g].uuid,
+                                old > 0 ? (now - old) / old * 100 : 100.0, cmt_human_size(b.gpus[k].peak_bytes, s1, sizeof s1),
+                                cmt_human_size(a.gpus[g].peak_bytes, s2, sizeof s2), growth);
+                        /* the stacks live at that peak, from the first process on it */
+                        for (size_t p = 0; p < a.nprocs; p++) {
+                            const struct cmt_replay *r = &a.procs[p].replay;
+                            for (size_t d = 0; d < r->ndevs; d++) {
+                                char u[48];
+                                cmt_uuid_format(r->devs[d].uuid, u);
+                                if (!r->devs[d].has_info || strcmp(u, a.gpus[g].uuid)) continue;
+                                for (size_t s = 0; s < r->devs[d].npeak_top && s < 3; s++) {
+                                    fprintf(stderr, "    %s live at the peak (pid %u):\n",
+                                            cmt_human_size(r->devs[d].peak_top[s].bytes, s1, sizeof s1), a.procs[p].hdr.pid);
+                                    struct cmt_stack_sym st = cmt_analysis_stack(&a, p, r->devs[d].peak_top[s].stack);
+                                    print_stack(&st, 8);
+                                    cmt_stack_sym_free(&st);
+                                }
+                                p = a.nprocs - 1;
+                                break;
+                            }
+                        }
+                    }
+                }
+            if (!matched) {
+                uint64_t ma = 0, mb = 0;
+                for (size_t g = 0; g < a.ngpus; g++)
+                    if (a.gpus[g].peak_bytes > ma) ma = a.gpus[g].peak_bytes;
+                for (size_t g = 0; g < b.ngpus; g++)
+                    if (b.gpus[g].peak_bytes > mb) mb = b.gpus[g].peak_bytes;
+                if ((double)ma > (double)mb * (1 + growth / 100) && ma > mb) {
+                    failed = 1;
+                    cmt_msg("check failed: largest per-GPU peak grew %.1f%% (%s -> %s), limit %g%% (no GPU uuid in common)",
+                            mb ? ((double)ma - (double)mb) / (double)mb * 100 : 100.0, cmt_human_size(mb, s1, sizeof s1),
+                            cmt_human_size(ma, s2, sizeof s2), growth);
+                }
+            }
+        }
+        cmt_analysis_free(&b);
+        cmt_suppress_free(&bsupp);
+    }
+    if (!failed)
+        cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
+                cmt_human_size(a.suppressed_bytes, s2, sizeof s2), a.nprocs, a.nprocs == 1 ? "" : "es");
+    rc = failed ? 1 : 0;
+    cmt_analysis_free(&a);
+out:
+    cmt_suppress_free(&supp);
+    return rc;
+}

@@ -1,0 +1,99 @@
+/*
+ * cmd_report.c — cumemtrack report [--json] [--top N] [--suppressions FILE] [--no-symbols]
+ * [--debug-dir DIR] [-o FILE] DUMP|DIR...
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmt_cmds.h"
+#include "cmt_report.h"
+
+static const char report_help[] =
+    "usage: cumemtrack report [OPTIONS] DUMP|DIR...\n"
+    "Reads dumps (a DIR means every *.cmt* file in it; many processes are merged) and reports leaks,\n"
+    "peaks with the stacks live then, OOMs, GPU imbalance and anomalies.\n"
+    "  --json               JSON output (schema: docs/report-schema.json)\n"
+    "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"
+    "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
+    "  --no-symbols         do not symbolize (module+offset only; fast)\n"
+    "  --debug-dir DIR      also look for debug files in DIR (DIR/.build-id/xx/yyyy.debug, DIR/NAME)\n"
+    "  -o FILE              write the report to FILE instead of stdout\n"
+    "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
+
+int cmt_cmd_report(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"json", no_argument, 0, 'j'},          {"top", required_argument, 0, 't'},
+        {"suppressions", required_argument, 0, 's'}, {"no-symbols", no_argument, 0, 'n'},
+        {"debug-dir", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+    };
+    int json = 0, c;
+    const char *out = NULL;
+    struct cmt_report_opts ro = {0};
+    struct cmt_suppressions supp = {0};
+    char err[1024];
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 't': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                cmt_msg("report: --top needs a positive number, not '%s'", optarg);
+                cmt_suppress_free(&supp);
+                return 2;
+            }
+            ro.top_n = (size_t)v;
+            break;
+        }
+        case 's':
+            if (cmt_suppress_load(&supp, optarg, err, sizeof err) != 0) {
+                cmt_msg("%s", err);
+                cmt_suppress_free(&supp);
+                return 2;
+            }
+            ro.suppressions = &supp;
+            break;
+        case 'n': ro.no_symbols = 1; break;
+        case 'd': ro.debug_dir = optarg; break;
+        case 'o': out = optarg; break;
+        case 'h': fputs(report_help, stdout); cmt_suppress_free(&supp); return 0;
+        default:
+            cmt_msg("report: unknown or incomplete option '%s'\n%s", argv[optind - 1], report_help);
+            cmt_suppress_free(&supp);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        cmt_msg("report: no dump given\n%s", report_help);
+        cmt_suppress_free(&supp);
+        return 2;
+    }
+    char **paths;
+    size_t npaths;
+    if (cmt_expand_paths(argv + optind, argc - optind, &paths, &npaths, err, sizeof err) != 0) {
+        cmt_msg("%s", err);
+        cmt_suppress_free(&supp);
+        return 3;
+    }
+    struct cmt_analysis a;
+    int rc = cmt_analysis_load(&a, &ro, paths, npaths);
+    if (rc) {
+        cmt_msg("%s", a.err);
+    } else {
+        FILE *f = cmt_open_output(out);
+        if (!f) rc = 3;
+        else {
+            if (json) cmt_report_json(&a, f);
+            else cmt_report_text(&a, f);
+            rc = cmt_close_output(f, out);
+        }
+    }
+    cmt_analysis_free(&a);
+    cmt_free_paths(paths, npaths);
+    cmt_suppress_free(&supp);
+    return rc;
+}

@@ -1,0 +1,76 @@
+/*
+ * main.c — cumemtrack SUBCOMMAND ...: dispatches through cmt_commands[] (name, function, summary).
+ * Conventions for every subcommand: data to stdout (or -o FILE), messages to stderr prefixed
+ * "cumemtrack: ", exit 0 ok, 1 check failed, 2 usage, 3 bad input.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmt_cmds.h"
+
+struct cmt_command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct cmt_command cmt_commands[] = {
+    {"report", cmt_cmd_report, "leaks, peaks, OOMs, imbalance and anomalies of one or many dumps"},
+    {"check", cmt_cmd_check, "CI gate: fail on leaks over budget or regressions against a baseline"},
+    {"dump", cmt_cmd_dump, "every record of a dump in merged order, one line each"},
+};
+
+void cmt_msg(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cumemtrack: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+FILE *cmt_open_output(const char *path) {
+    if (!path || !strcmp(path, "-")) return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f) cmt_msg("%s: cannot write: %m", path);
+    return f;
+}
+
+int cmt_close_output(FILE *f, const char *path) {
+    int bad = ferror(f);
+    if (f == stdout) bad |= fflush(f) != 0;
+    else bad |= fclose(f) != 0;
+    if (bad) {
+        cmt_msg("%s: write error", path ? path : "stdout");
+        return 3;
+    }
+    return 0;
+}
+
+static void usage(FILE *f) {
+    fprintf(f, "usage: cumemtrack SUBCOMMAND [OPTIONS] ...\n\nsubcommands:\n");
+    for (size_t i = 0; i < sizeof cmt_commands / sizeof cmt_commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", cmt_commands[i].name, cmt_commands[i].summary);
+    fprintf(f, "\n'cumemtrack SUBCOMMAND --help' describes one; 'cumemtrack --version' prints the version.\n"
+               "exit codes: 0 ok, 1 check failed, 2 usage error, 3 unreadable or corrupt input\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("cumemtrack %s (dump format %d.%d)\n", CMT_VERSION, 1, 0);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof cmt_commands / sizeof cmt_commands[0]; i++)
+        if (!strcmp(argv[1], cmt_commands[i].name)) return cmt_commands[i].fn(argc - 1, argv + 1);
+    cmt_msg("unknown subcommand '%s' (see cumemtrack --help)", argv[1]);
+    return 2;
+}
