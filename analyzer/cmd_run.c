@@ -1,0 +1,463 @@
+/*
+ * cmd_run.c — cumemtrack run [-o TEMPLATE] [--depth N] [--no-children] -- CMD [ARGS...]
+ *
+ * Runs CMD under the tracer: finds libcumemtrack.so (CUMEMTRACK_LIB, else next to this binary,
+ * else ../lib/cumemtrack/ when installed), appends it to LD_PRELOAD (existing entries kept; a
+ * libasan the program needs is put first, as ASan requires), points CUMEMTRACK_MANIFEST at a
+ * private mkstemp file in $TMPDIR, sets CUMEMTRACK_OUTPUT / _DEPTH / _NO_CHILDREN, then fork +
+ * execvp. SIGINT/SIGTERM/SIGHUP/SIGQUIT sent to us by another process are forwarded to the child
+ * (terminal-generated ones already reached it through the process group). When the command ends,
+ * the dumps the manifest names (one line per dump the tracer created, in any process of the
+ * command) are listed on stderr with a three-line summary from the report API: leaks, peak per
+ * GPU, OOMs. Exit: the command's status; 128+N when it was killed by signal N; 127 when it could
+ * not be executed (or the tracer is missing); 2 usage.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <libelf.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmt_cmds.h"
+#include "cmt_report.h"
+
+static const char run_help[] =
+    "usage: cumemtrack run [OPTIONS] [--] CMD [ARGS...]\n"
+    "Runs CMD with the tracer preloaded (its children too, unless --no-children), then lists the\n"
+    "dumps written and prints a summary (leaks, peak per GPU, OOMs) to stderr.\n"
+    "  -o, --output TEMPLATE  dump path template: %h host, %p pid, %r rank, %% a percent sign\n"
+    "                         (default: $CUMEMTRACK_OUTPUT, else cumemtrack.%h.%p.cmt in the\n"
+    "                         current directory)\n"
+    "  --depth N              stack frames recorded per allocation, 0..256 (default 64)\n"
+    "  --no-children          trace CMD only: exec'd children run untracked, forked ones are silent\n"
+    "  -h, --help             this text\n"
+    "environment: CUMEMTRACK_LIB overrides where libcumemtrack.so is found.\n"
+    "exit: the command's status; 128+N if it was killed by signal N; 127 if it could not be run;\n"
+    "2 usage error\n";
+
+#define CMT_RUN_EXEC_FAILED 127
+
+static volatile sig_atomic_t cmt_run_child;   /* pid of the command, 0 before the fork */
+static volatile sig_atomic_t cmt_run_pending; /* a signal that arrived before the fork */
+
+static void cmt_run_forward(int sig, siginfo_t *si, void *uc) {
+    (void)uc;
+    /* Signals from the terminal (si_code > 0, SI_KERNEL) went to the whole foreground process
+     * group, the command included: forwarding them would deliver them twice. */
+    if (si && si->si_code > 0) return;
+    pid_t pid = (pid_t)cmt_run_child;
+    if (pid > 0)
+        kill(pid, sig);
+    else
+        cmt_run_pending = sig;
+}
+
+static const int cmt_run_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+#define CMT_RUN_NSIG (sizeof cmt_run_signals / sizeof cmt_run_signals[0])
+
+/* ---------------------------------------------------------------- locating things */
+
+static int cmt_run_is_file(const char *p) {
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The tracer library, absolute, into out. Returns 0, or -1 after a message. */
+static int cmt_run_find_lib(char *out, size_t cap) {
+    const char *env = getenv("CUMEMTRACK_LIB");
+    if (env && *env) {
+        if (!cmt_run_is_file(env) || !realpath(env, out)) {
+            cmt_msg("run: CUMEMTRACK_LIB=%s: not a readable file", env);
+            return -1;
+        }
+    } else {
+        char self[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (n <= 0) {
+            cmt_msg("run: cannot resolve /proc/self/exe: %m (set CUMEMTRACK_LIB)");
+            return -1;
+        }
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) *slash = 0;
+        static const char *const rel[] = {"libcumemtrack.so", "../lib/cumemtrack/libcumemtrack.so"};
+        int found = 0;
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0] && !found; i++) {
+            char cand[PATH_MAX + 64];
+            snprintf(cand, sizeof cand, "%s/%s", self, rel[i]);
+            found = cmt_run_is_file(cand) && realpath(cand, out);
+        }
+        if (!found) {
+            cmt_msg("run: libcumemtrack.so is neither in %s nor in %s/../lib/cumemtrack "
+                    "(set CUMEMTRACK_LIB)", self, self);
+            return -1;
+        }
+    }
+    (void)cap;
+    if (strpbrk(out, ": ")) {
+        cmt_msg("run: the tracer's path '%s' contains ':' or ' ', which LD_PRELOAD cannot hold", out);
+        return -1;
+    }
+    return 0;
+}
+
+/* The file execvp would run for cmd (searching PATH), into out; 0 or -1. */
+static int cmt_run_which(const char *cmd, char *out, size_t cap) {
+    if (strchr(cmd, '/')) {
+        snprintf(out, cap, "%s", cmd);
+        return cmt_run_is_file(out) ? 0 : -1;
+    }
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/bin:/usr/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        snprintf(out, cap, "%.*s%s%s", (int)n, path, n ? "/" : "", cmd);
+        if (cmt_run_is_file(out) && access(out, X_OK) == 0) return 0;
+        path += n;
+        if (*path == ':') path++;
+    }
+    return -1;
+}
+
+/* The DT_NEEDED entry naming libasan ("libasan.so.8") of an ELF file, into out; 1 found, 0 not,
+ * also for anything that is not a dynamic ELF file (a script, a static binary). */
+static int cmt_run_needed_asan(const char *file, char *out, size_t cap) {
+    int found = 0;
+    if (elf_version(EV_CURRENT) == EV_NONE) return 0;
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    if (e && elf_kind(e) == ELF_K_ELF) {
+        Elf_Scn *scn = NULL;
+        while (!found && (scn = elf_nextscn(e, scn))) {
+            GElf_Shdr sh;
+            if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC) continue;
+            Elf_Data *d = elf_getdata(scn, NULL);
+            size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+            for (size_t i = 0; d && i < n && !found; i++) {
+                GElf_Dyn dyn;
+                if (!gelf_getdyn(d, (int)i, &dyn)) break;
+                if (dyn.d_tag == DT_NULL) break;
+                if (dyn.d_tag != DT_NEEDED) continue;
+                const char *name = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+                if (name && !strncmp(name, "libasan.so", 10)) {
+                    snprintf(out, cap, "%s", name);
+                    found = 1;
+                }
+            }
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    return found;
+}
+
+/* 1 when the colon/space separated list has an entry whose file name starts with prefix (or,
+ * with whole set, equals the entry). */
+static int cmt_run_list_has(const char *list, const char *what, int whole) {
+    const char *s = list;
+    while (*s) {
+        size_t n = strcspn(s, ": ");
+        if (n) {
+            if (whole) {
+                if (strlen(what) == n && !memcmp(s, what, n)) return 1;
+            } else {
+                const char *base = s;
+                for (size_t i = 0; i < n; i++)
+                    if (s[i] == '/') base = s + i + 1;
+                size_t bn = n - (size_t)(base - s), wn = strlen(what);
+                if (bn >= wn && !memcmp(base, what, wn)) return 1;
+            }
+        }
+        s += n;
+        while (*s == ':' || *s == ' ') s++;
+    }
+    return 0;
+}
+
+/* The new LD_PRELOAD: [libasan the program needs, when not already preloaded] existing entries,
+ * then the tracer (unless already there). malloc'd. */
+static char *cmt_run_ld_preload(const char *lib, const char *program) {
+    const char *old = getenv("LD_PRELOAD");
+    if (!old) old = "";
+    char asan[256] = "";
+    char file[PATH_MAX];
+    if (!cmt_run_list_has(old, "libasan.so", 0) && cmt_run_which(program, file, sizeof file) == 0)
+        cmt_run_needed_asan(file, asan, sizeof asan);
+    size_t cap = strlen(old) + strlen(lib) + strlen(asan) + 4;
+    char *out = malloc(cap);
+    if (!out) return NULL;
+    out[0] = 0;
+    if (asan[0]) strcat(out, asan);
+    if (old[0]) {
+        if (out[0]) strcat(out, ":");
+        strcat(out, old);
+    }
+    if (!cmt_run_list_has(old, lib, 1)) {
+        if (out[0]) strcat(out, ":");
+        strcat(out, lib);
+    }
+    return out;
+}
+
+/* ---------------------------------------------------------------- after the command */
+
+/* The manifest's lines (dump paths, in creation order, duplicates dropped), malloc'd. */
+static size_t cmt_run_read_manifest(const char *path, char ***out) {
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    size_t n = 0, cap = 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &lcap, f)) > 0) {
+        if (line[len - 1] == '\n') line[--len] = 0;
+        if (!len) continue;
+        int dup = 0;
+        for (size_t i = 0; i < n && !dup; i++) dup = !strcmp((*out)[i], line);
+        if (dup) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 8;
+            char **v = realloc(*out, cap * sizeof *v);
+            if (!v) break;
+            *out = v;
+        }
+        if (!((*out)[n] = strdup(line))) break;
+        n++;
+    }
+    free(line);
+    fclose(f);
+    return n;
+}
+
+/* A nested run: hand our dumps to the outer run's manifest too. */
+static void cmt_run_pass_up(const char *outer, char **dumps, size_t n) {
+    if (!outer || !*outer || !n) return;
+    int fd = open(outer, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return;
+    for (size_t i = 0; i < n; i++) {
+        char line[PATH_MAX + 2];
+        int len = snprintf(line, sizeof line, "%s\n", dumps[i]);
+        if (len > 0 && (size_t)len < sizeof line && write(fd, line, (size_t)len) != len) break;
+    }
+    close(fd);
+}
+
+static void cmt_run_summary(char **dumps, size_t n) {
+    if (!n) {
+        cmt_msg("run: no dump was written (the command made no CUDA allocation calls, the tracer "
+                "was disabled, or it could not create its file)");
+        return;
+    }
+    char **present = calloc(n, sizeof *present);
+    size_t np = 0;
+    cmt_msg("run: %zu dump%s:", n, n == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++) {
+        int ok = cmt_run_is_file(dumps[i]);
+        fprintf(stderr, "  %s%s\n", dumps[i], ok ? "" : " (missing: removed after the run?)");
+        if (ok && present) present[np++] = dumps[i];
+    }
+    if (!np) {
+        free(present);
+        return;
+    }
+    struct cmt_report_opts ro = {.no_symbols = 1};
+    struct cmt_analysis a;
+    char hb[32];
+    if (cmt_analysis_load(&a, &ro, present, np) != 0) {
+        cmt_msg("run: cannot summarize: %s", a.err);
+    } else {
+        size_t sites = a.nleaks;
+        cmt_msg("leaked: %s (%llu bytes) in %llu allocation%s at %zu site%s",
+                cmt_human_size(a.leaked_bytes, hb, sizeof hb), (unsigned long long)a.leaked_bytes,
+                (unsigned long long)a.leaked_allocations, a.leaked_allocations == 1 ? "" : "s", sites,
+                sites == 1 ? "" : "s");
+        fputs("cumemtrack: peak:", stderr);
+        if (!a.ngpus) fputs(" no GPU memory used", stderr);
+        for (size_t i = 0; i < a.ngpus; i++) {
+            const struct cmt_gpu *g = &a.gpus[i];
+            fprintf(stderr, "%s %s %s", i ? ";" : "", g->uuid[0] ? g->uuid : "(unknown GPU)",
+                    cmt_human_size(g->peak_bytes, hb, sizeof hb));
+        }
+        fputc('\n', stderr);
+        cmt_msg("OOM: %zu failed allocation%s for lack of memory", a.nooms, a.nooms == 1 ? "" : "s");
+        fprintf(stderr, "cumemtrack: details: cumemtrack report%s%s\n", np == 1 ? " " : " <the dumps above>",
+                np == 1 ? present[0] : "");
+    }
+    cmt_analysis_free(&a);
+    free(present);
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int cmt_cmd_run(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"depth", required_argument, 0, 'd'},
+        {"no-children", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *tmpl = NULL, *depth = NULL;
+    int no_children = 0, c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': tmpl = optarg; break;
+        case 'd': {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || errno || v < 0 || v > (long)CMT_MAX_FRAMES) {
+                cmt_msg("run: --depth needs a number from 0 to %u, not '%s'", CMT_MAX_FRAMES, optarg);
+                return 2;
+            }
+            depth = optarg;
+            break;
+        }
+        case 'n': no_children = 1; break;
+        case 'h': fputs(run_help, stdout); return 0;
+        default:
+            cmt_msg("run: unknown or incomplete option '%s'\n%s", argv[optind - 1], run_help);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        cmt_msg("run: no command given\n%s", run_help);
+        return 2;
+    }
+    if (tmpl && !*tmpl) {
+        cmt_msg("run: -o needs a non-empty template");
+        return 2;
+    }
+    char **cmd = argv + optind;
+
+    char lib[PATH_MAX];
+    if (cmt_run_find_lib(lib, sizeof lib) != 0) return CMT_RUN_EXEC_FAILED;
+
+    /* the dump template, absolute, so children that change directory write next to the others */
+    if (!tmpl) {
+        const char *e = getenv("CUMEMTRACK_OUTPUT");
+        tmpl = e && *e ? e : "cumemtrack.%h.%p.cmt";
+    }
+    char abs_tmpl[PATH_MAX * 2];
+    char cwd[PATH_MAX];
+    if (tmpl[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(abs_tmpl, sizeof abs_tmpl, "%s/%s", cwd, tmpl);
+    else
+        snprintf(abs_tmpl, sizeof abs_tmpl, "%s", tmpl);
+
+    /* the private manifest */
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
+    char manifest[PATH_MAX];
+    snprintf(manifest, sizeof manifest, "%s/cumemtrack-run.XXXXXX", tmpdir);
+    int mfd = mkstemp(manifest);
+    if (mfd < 0) {
+        cmt_msg("run: cannot create a manifest file in %s: %m (set TMPDIR)", tmpdir);
+        return CMT_RUN_EXEC_FAILED;
+    }
+    close(mfd);
+    char *outer_manifest = getenv("CUMEMTRACK_MANIFEST");
+    if (outer_manifest) outer_manifest = strdup(outer_manifest);
+
+    char *preload = cmt_run_ld_preload(lib, cmd[0]);
+    if (!preload || setenv("LD_PRELOAD", preload, 1) || setenv("CUMEMTRACK_MANIFEST", manifest, 1) ||
+        setenv("CUMEMTRACK_OUTPUT", abs_tmpl, 1) || (depth && setenv("CUMEMTRACK_DEPTH", depth, 1)) ||
+        (no_children && setenv("CUMEMTRACK_NO_CHILDREN", "1", 1))) {
+        cmt_msg("run: out of memory");
+        free(preload);
+        free(outer_manifest);
+        unlink(manifest);
+        return CMT_RUN_EXEC_FAILED;
+    }
+    free(preload);
+
+    /* signals: forward to the child; blocked across the fork so none is lost */
+    struct sigaction sa, old_sa[CMT_RUN_NSIG];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = cmt_run_forward;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigset_t block, old_mask;
+    sigemptyset(&block);
+    for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaddset(&block, cmt_run_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &old_mask);
+    for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaction(cmt_run_signals[i], &sa, &old_sa[i]);
+
+    int pfd[2];
+    if (pipe2(pfd, O_CLOEXEC) != 0) {
+        cmt_msg("run: pipe: %m");
+        unlink(manifest);
+        free(outer_manifest);
+        return CMT_RUN_EXEC_FAILED;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        cmt_msg("run: fork: %m");
+        close(pfd[0]);
+        close(pfd[1]);
+        unlink(manifest);
+        free(outer_manifest);
+        return CMT_RUN_EXEC_FAILED;
+    }
+    if (pid == 0) {
+        for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaction(cmt_run_signals[i], &old_sa[i], NULL);
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
+        close(pfd[0]);
+        execvp(cmd[0], cmd);
+        int err = errno;
+        ssize_t w = write(pfd[1], &err, sizeof err);
+        (void)w;
+        _exit(CMT_RUN_EXEC_FAILED);
+    }
+    cmt_run_child = pid;
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    if (cmt_run_pending) kill(pid, cmt_run_pending);
+    close(pfd[1]);
+    int exec_err = 0;
+    ssize_t got;
+    do got = read(pfd[0], &exec_err, sizeof exec_err);
+    while (got < 0 && errno == EINTR);
+    close(pfd[0]);
+
+    int status = 0;
+    pid_t w;
+    do w = waitpid(pid, &status, 0);
+    while (w < 0 && errno == EINTR);
+    cmt_run_child = 0;
+    for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaction(cmt_run_signals[i], &old_sa[i], NULL);
+
+    int rc;
+    if (got == (ssize_t)sizeof exec_err) {
+        cmt_msg("run: cannot execute %s: %s", cmd[0], strerror(exec_err));
+        rc = CMT_RUN_EXEC_FAILED;
+    } else if (w < 0) {
+        cmt_msg("run: waitpid: %m");
+        rc = CMT_RUN_EXEC_FAILED;
+    } else if (WIFSIGNALED(status)) {
+        rc = 128 + WTERMSIG(status);
+        cmt_msg("run: %s was killed by signal %d (%s)", cmd[0], WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else {
+        rc = WEXITSTATUS(status);
+    }
+
+    char **dumps;
+    size_t n = cmt_run_read_manifest(manifest, &dumps);
+    unlink(manifest);
+    if (got != (ssize_t)sizeof exec_err || n) cmt_run_summary(dumps, n);
+    cmt_run_pass_up(outer_manifest, dumps, n);
+    for (size_t i = 0; i < n; i++) free(dumps[i]);
+    free(dumps);
+    free(outer_manifest);
+    return rc;
+}
