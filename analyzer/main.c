@@ -16,6 +16,7 @@ struct cmt_command {
 };
 
 static const struct cmt_command cmt_commands[] = {
+    {"run", cmt_cmd_run, "run a command under the tracer, then list its dumps and summarize them"},
     {"report", cmt_cmd_report, "leaks, peaks, OOMs, imbalance and anomalies of one or many dumps"},
     {"check", cmt_cmd_check, "CI gate: fail on leaks over budget or regressions against a baseline"},
     {"dump", cmt_cmd_dump, "every record of a dump in merged order, one line each"},
