@@ -319,12 +319,12 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     if (!l) return;
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
         struct sdc *s = &t->sdc[l->sdc];
+        struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
+        if (d) before_decrease(r, d);
         s->bytes -= l->granted;
         s->count--;
         if (l->device >= 0) {
-            struct cmt_devstate *d = dev_get(r, l->device);
             if (d) {
-                before_decrease(r, d);
                 d->live -= l->granted;
                 d->live_count--;
             }
@@ -402,12 +402,12 @@ static void end_live(struct cmt_replay *r, size_t i, int at) {
     struct live *l = &t->live.e[i];
     struct sdc *s = &t->sdc[l->sdc];
     if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
+    struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
+    if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
     s->bytes -= l->granted;
     s->count--;
     if (l->device >= 0) {
-        struct cmt_devstate *d = dev_get(r, l->device);
         if (d) {
-            before_decrease(r, d);
             d->live -= l->granted;
             d->live_count--;
             if (at >= 0) {

@@ -482,6 +482,7 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
         const struct cmt_replay *r = &a->procs[i].replay;
         for (size_t k = 0; k < r->ndevs; k++) {
             const struct cmt_devstate *d = &r->devs[k];
+            if (!d->allocations && !d->peak && !d->leaked_bytes) continue; /* idle: JSON lists it */
             anydev = 1;
             fprintf(f, "  %-7u %-4lld %-40s %-14s %10s %10s %7llu %7llu  %s\n", a->procs[i].hdr.pid, (long long)d->ordinal,
                     d->has_info ? (cmt_uuid_format(d->uuid, u), u) : "?", d->pci[0] ? d->pci : "?",
@@ -503,7 +504,8 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
                     (unsigned long long)l->leak->allocations, l->leak->allocations == 1 ? "" : "s", kn ? kn : "?");
             if (l->leak->device >= 0) fprintf(f, "device %lld%s%s%s", (long long)l->leak->device, l->uuid ? " (" : "", l->uuid ? l->uuid : "", l->uuid ? ")" : "");
             else fprintf(f, "host");
-            fprintf(f, ", pid %u, live at %s\n", a->procs[l->proc].hdr.pid, cmt_leak_at_name(l->leak->at));
+            fprintf(f, ", pid %u, live %s\n", a->procs[l->proc].hdr.pid,
+                    l->leak->at == CMT_AT_DIED ? "when it died" : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown" : "at exit");
             text_frames(f, &l->stack, "      ");
         }
     } else
@@ -515,7 +517,7 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
             const struct cmt_devstate *d = &r->devs[k];
             if (!d->peak) continue;
             if (!anypeak++) fprintf(f, "\npeaks\n");
-            fprintf(f, "  pid %u device %lld: %s at t=%.3fs\n", a->procs[i].hdr.pid, (long long)d->ordinal,
+            fprintf(f, "  pid %u device %lld: %s at t=%.6fs\n", a->procs[i].hdr.pid, (long long)d->ordinal,
                     cmt_human_size(d->peak, b1, sizeof b1), rel_s(&a->procs[i], d->peak_time));
             for (size_t s = 0; s < d->npeak_top && s < top; s++) {
                 fprintf(f, "    %s in %llu allocation%s\n", cmt_human_size(d->peak_top[s].bytes, b1, sizeof b1),
@@ -533,7 +535,7 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
             for (size_t k = 0; k < r->nooms; k++) {
                 const struct cmt_oom *o = &r->ooms[k];
                 const struct cmt_devstate *d = o->device >= 0 ? cmt_replay_device(r, o->device) : NULL;
-                fprintf(f, "  pid %u device %lld at t=%.3fs: requested %s with %s live", a->procs[i].hdr.pid, (long long)o->device,
+                fprintf(f, "  pid %u device %lld at t=%.6fs: requested %s with %s live", a->procs[i].hdr.pid, (long long)o->device,
                         rel_s(&a->procs[i], o->time_ns), cmt_human_size(o->requested, b1, sizeof b1),
                         cmt_human_size(o->live_bytes, b2, sizeof b2));
                 if (d && d->total) fprintf(f, " of %s", cmt_human_size(d->total, b3, sizeof b3));

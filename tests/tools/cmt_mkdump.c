@@ -11,6 +11,7 @@
  *   block                     the current writer starts a new block with its next record
  *   zeroblock                 leave one unused (zero) block slot here
  *   pad N                     append N zero blocks at the end (posix_fallocate'd space)
+ *   truncate N                cut N bytes off the end of the finished file (a torn copy)
  *   api id= name=             API_NAME record; later api=NAME resolves to id
  *   device ord= uuid=GPU-... name= pci= total=
  *   module id= base= path= buildid=HEX seg=VADDR:MEMSZ:FLAGS ...
@@ -34,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmt_format.h"
 #include "cmt_wire.h"
@@ -484,7 +486,7 @@ int main(int argc, char **argv) {
     hdr.rank = hdr.local_rank = hdr.world_size = -1;
     set_str(hdr.cuda_visible_devices, sizeof hdr.cuda_visible_devices, CMT_UNSET_MARK);
     cur = get_writer(1);
-    uint64_t pad = 0;
+    uint64_t pad = 0, cut = 0;
     char line[16384];
     while (fgets(line, sizeof line, in)) {
         lineno++;
@@ -522,6 +524,10 @@ int main(int argc, char **argv) {
             new_slot(z);
             continue;
         }
+        if (!strcmp(cmd, "truncate")) {
+            cut += ntok > 1 ? num(toks[1].val) : 1;
+            continue;
+        }
         if (!strcmp(cmd, "pad")) {
             pad += ntok > 1 ? num(toks[1].val) : 1;
             continue;
@@ -557,6 +563,13 @@ int main(int argc, char **argv) {
     if (fclose(out) != 0) {
         perror(argv[2]);
         return 2;
+    }
+    if (cut) {
+        uint64_t size = sizeof hdr + (nslots + pad) * (uint64_t)block_size;
+        if (truncate(argv[2], (off_t)(cut < size ? size - cut : 0)) != 0) {
+            perror(argv[2]);
+            return 2;
+        }
     }
     return 0;
 }
