@@ -602,9 +602,10 @@ static void fk_reset_after_fork(void)
 #define FK_GRAN 256u
 #define FK_NCLASS 20 /* up to 256 << 19 = 128 MiB; bigger ones take the slow path */
 
-struct fk_tcount {
+struct fk_tcount { /* one cache line per thread: no false sharing */
     struct fk_tcount *next;
     uint64_t allocs, frees;
+    char pad[64 - 3 * sizeof(uint64_t)];
 };
 
 static char *fk_arena;
@@ -630,9 +631,10 @@ static void fk_fast_init(void)
 static struct fk_tcount *fk_tcount_get(void)
 {
     if (!fk_tc) {
-        struct fk_tcount *t = calloc(1, sizeof *t);
+        struct fk_tcount *t = aligned_alloc(64, sizeof *t);
         if (!t)
             return NULL;
+        memset(t, 0, sizeof *t);
         pthread_mutex_lock(&fk_lock);
         t->next = fk_tcounts;
         fk_tcounts = t;
