@@ -13,7 +13,9 @@
 
 FAKE_OUT := $(BUILD)/tests
 FAKE_GETPROC_REF ?= tests/fakert/cudart13-getprocaddress.txt
-FAKE_PIC_CFLAGS = $(ALL_CFLAGS) -D__CUDA_API_VERSION_INTERNAL -fPIC -fvisibility=hidden -fno-ipa-icf
+# -fno-ipa-icf (gcc): every ABI symbol stays a distinct function, so dladdr names the variant.
+FAKE_NO_ICF := $(shell $(CC) -fno-ipa-icf -E -x c /dev/null >/dev/null 2>&1 && echo -fno-ipa-icf)
+FAKE_PIC_CFLAGS = $(ALL_CFLAGS) -D__CUDA_API_VERSION_INTERNAL -fPIC -fvisibility=hidden $(FAKE_NO_ICF)
 FAKE_PROG_CFLAGS = $(filter-out -O2,$(ALL_CFLAGS)) -O0 -g -fno-omit-frame-pointer -rdynamic
 FAKE_CUDA_STUB := $(CUDA_HOME)/lib64/stubs/libcuda.so
 

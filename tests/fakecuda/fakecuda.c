@@ -16,7 +16,7 @@
  *
  * Environment: FAKECUDA_DEVICES, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, FAKECUDA_MEM_MB,
  * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE.
- * See tests/fakecuda/README.md.
+ * See tests/fakecuda/README.md (format, variables, semantics).
  */
 #include <cuda.h>
 #include <cudaTypedefs.h>
