@@ -71,6 +71,7 @@ struct cmt_symbolizer *cmt_sym_new(int enabled, const char *debug_dir) {
     s->enabled = enabled;
     if (!enabled) return s;
     unsetenv("DEBUGINFOD_URLS"); /* never fetch anything */
+    elf_version(EV_CURRENT);
     s->debug_dir = debug_dir ? strdup(debug_dir) : NULL;
     /* debuginfo_path for .gnu_debuglink lookups: ":.debug:/usr/lib/debug[:DIR]" */
     size_t n = 64 + (debug_dir ? strlen(debug_dir) : 0);
