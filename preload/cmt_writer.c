@@ -33,10 +33,12 @@ static struct {
     _Atomic uint32_t next_writer;
     _Atomic uint64_t seq;
     uint64_t early_counters[CMT_MAX_COUNTERS];
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;    /* creation */
+    pthread_mutex_t fd_lock; /* the descriptor: fallocate, mmap, reopen */
     pthread_key_t thread_key;
     bool key_made;
-} W = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} W = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+static __thread bool creating; /* this thread is writing the new dump's first records */
 
 static atomic_int warned_stop, warned_create;
 
@@ -45,9 +47,7 @@ uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&W.seq, 1, memory
 const char *cmt_writer_path(void) { return atomic_load(&W.state) == W_OPEN ? W.path : NULL; }
 
 void cmt_counter_add(enum cmt_counter c, uint64_t n) {
-    uint64_t *ctr = W.hdr && atomic_load_explicit(&W.state, memory_order_acquire) == W_OPEN
-                        ? &W.hdr->counters[c]
-                        : &W.early_counters[c];
+    uint64_t *ctr = W.hdr ? &W.hdr->counters[c] : &W.early_counters[c];
     __atomic_fetch_add(ctr, n, __ATOMIC_RELAXED);
 }
 
@@ -257,15 +257,19 @@ bool cmt_writer_ensure(void) {
     int s = atomic_load_explicit(&W.state, memory_order_acquire);
     if (CMT_LIKELY(s == W_OPEN)) return true;
     if (s == W_FAILED) return false;
+    if (creating) return true;
     pthread_mutex_lock(&W.lock);
     if (atomic_load(&W.state) == W_NONE) {
         if (!W.key_made) W.key_made = pthread_key_create(&W.thread_key, thread_exit) == 0;
         bool ok = create_file();
-        atomic_store_explicit(&W.state, ok ? W_OPEN : W_FAILED, memory_order_release);
         if (ok) {
-            write_manifest();
+            /* the API names come first: other threads wait on W.lock until they are written */
+            creating = true;
             write_api_names();
+            creating = false;
+            write_manifest();
         }
+        atomic_store_explicit(&W.state, ok ? W_OPEN : W_FAILED, memory_order_release);
     }
     pthread_mutex_unlock(&W.lock);
     return atomic_load(&W.state) == W_OPEN;
@@ -305,7 +309,7 @@ static bool new_block(uint64_t seq, int64_t now) {
         stop_writing("the file-size limit (ulimit -f) is reached", 0);
         return false;
     }
-    pthread_mutex_lock(&W.lock);
+    pthread_mutex_lock(&W.fd_lock);
     bool ours = fd_is_ours();
     int err = ours ? posix_fallocate(W.fd, off, CMT_BLOCK_SIZE) : EBADF;
     void *b = MAP_FAILED;
@@ -313,7 +317,7 @@ static bool new_block(uint64_t seq, int64_t now) {
         b = mmap(NULL, CMT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, W.fd, off);
         if (b == MAP_FAILED) err = errno;
     }
-    pthread_mutex_unlock(&W.lock);
+    pthread_mutex_unlock(&W.fd_lock);
     if (err) {
         stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
         return false;
@@ -393,6 +397,8 @@ void cmt_writer_fork_child(void) {
     if (W.fd >= 0) close(W.fd);
     W.fd = -1;
     pthread_mutex_init(&W.lock, NULL);
+    pthread_mutex_init(&W.fd_lock, NULL);
+    creating = false;
     atomic_store(&W.state, W_NONE);
     atomic_store(&W.stopped, 0);
     atomic_store(&W.next_block, 0);
