@@ -1,0 +1,15 @@
+# bench/bench.mk — `make bench` (included by the top Makefile): builds bench/cmtbench.c against the
+# CUDA toolkit's stub libcuda.so, then bench/run.sh measures the tracer and the analyzer on the fake
+# driver (FAKECUDA_FAST=1) and writes BENCHMARKS.md. Benchmarks assert nothing; `make test` never
+# runs them. BENCH_REPS (default 7) sets the repetitions; BENCH_OUT the report's path.
+BENCH_OUT ?= BENCHMARKS.md
+BENCH_REPS ?= 7
+BENCH_FAKE := $(BUILD)/tests/fakecuda/libcuda.so.1
+
+$(BUILD)/bench/cmtbench: bench/cmtbench.c bench/bench.mk
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -O2,$(ALL_CFLAGS)) -O2 -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+		-o $@ $< $(CUDA_HOME)/lib64/stubs/libcuda.so -lpthread
+
+bench: all $(BENCH_FAKE) $(BUILD)/bench/cmtbench
+	BUILD=$(BUILD) BENCH_REPS=$(BENCH_REPS) bench/run.sh $(BENCH_OUT)
