@@ -2388,8 +2388,10 @@ static size_t fk_format_size(CUarray_format f)
     }
 }
 
+/* mip = number of mipmap levels for a mipmapped array (each level halves every extent), 0 for a
+ * plain array */
 static CUresult fk_array_create(void **handle, size_t w, size_t h, size_t d, CUarray_format f,
-                                unsigned ch, int mip)
+                                unsigned ch, unsigned mip)
 {
     if (!fk_inited)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -2398,7 +2400,13 @@ static CUresult fk_array_create(void **handle, size_t w, size_t h, size_t d, CUa
     struct fk_ctx *c = FK_CUR();
     if (!fk_ctx_usable(c))
         return CUDA_ERROR_INVALID_CONTEXT;
-    size_t size = w * (h ? h : 1) * (d ? d : 1) * ch * fk_format_size(f);
+    size_t size = 0, lw = w, lh = h ? h : 1, ld = d ? d : 1;
+    for (unsigned l = 0; l < (mip ? mip : 1); l++) {
+        size += lw * lh * ld * ch * fk_format_size(f);
+        lw = lw > 1 ? lw / 2 : 1;
+        lh = lh > 1 ? lh / 2 : 1;
+        ld = ld > 1 ? ld / 2 : 1;
+    }
     if (!fk_reserve(c->ord, size))
         return CUDA_ERROR_OUT_OF_MEMORY;
     struct fk_array *arr = calloc(1, sizeof *arr);
@@ -2435,7 +2443,7 @@ static CUresult fk_array_destroy(void *handle, int mip)
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc **link;
     struct fk_alloc *a = fk_find((uintptr_t)handle, CMT_SPACE_ARRAY, &link);
-    if (!a || ((struct fk_array *)a->obj)->mipmapped != mip) {
+    if (!a || (((struct fk_array *)a->obj)->mipmapped != 0) != mip) {
         pthread_mutex_unlock(&fk_lock);
         return CUDA_ERROR_INVALID_HANDLE;
     }
@@ -2476,7 +2484,7 @@ FK_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *h, const CUDA_ARRAY3
     ENTER();
     if (!d || !levels)
         return CUDA_ERROR_INVALID_VALUE;
-    return fk_array_create((void **)h, d->Width, d->Height, d->Depth, d->Format, d->NumChannels, 1);
+    return fk_array_create((void **)h, d->Width, d->Height, d->Depth, d->Format, d->NumChannels, levels);
 }
 
 FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""dump_vs_truth.py — checks a tracer dump exactly against the fake driver's ground truth.
+
+usage: dump_vs_truth.py DUMP_TEXT GROUND_TRUTH [PROGRAM_STDOUT] [REPORT_JSON] [--when-exit-only]
+
+DUMP_TEXT is `cumemtrack dump DUMP` (the analyzer's reader, merged in sequence order). The
+checker replays ALLOC/FREE/RETRACK/TEARDOWN itself, pointer by pointer, and demands:
+  - every allocation recorded once: no ALLOC of a key that is already live;
+  - the number of (non-captured) ALLOC records equals the fake's alloc_calls;
+  - the set of allocations live at the end or ended by a teardown equals the ground truth's
+    `leak` lines exactly: (kind, ordinal, pointer/handle, bytes);
+  - with PROGRAM_STDOUT and REPORT_JSON: each `expect-leak KIND ORDINAL BYTES FUNCTION` line is
+    matched by a report leak of that kind/device whose frames name FUNCTION (the caller's frame).
+Prints what differs and exits 1, or prints a one-line summary and exits 0.
+"""
+import json
+import re
+import sys
+
+FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
+
+
+def parse_dump(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith('#') or not line.strip():
+                continue
+            parts = line.split(None, 3)
+            typ = parts[2]
+            fields = dict(FIELD.findall(parts[3] if len(parts) > 3 else ''))
+            recs.append((typ, fields))
+    return recs
+
+
+def num(v):
+    return int(v, 0)
+
+
+def replay(recs):
+    live = {}       # (space, ptr) -> (kind, dev, size, granted, ctx)
+    ctx_dev = {}
+    leaks = []
+    allocs = 0
+    problems = []
+    for typ, f in recs:
+        if typ == 'CTX':
+            ctx_dev[num(f['idx'])] = num(f['dev'])
+        elif typ in ('ALLOC', 'RETRACK'):
+            flags = num(f['flags'])
+            if flags & 4:  # captured: a graph node
+                continue
+            key = (flags & 3, num(f['ptr']))
+            if typ == 'ALLOC':
+                allocs += 1
+                if key in live:
+                    problems.append('allocation recorded twice while live: %s 0x%x' % (f['api'], key[1]))
+            live[key] = (f['kind'], num(f['dev']), num(f['size']), num(f['granted']), num(f['ctx']))
+        elif typ == 'FREE':
+            flags = num(f['flags'])
+            if flags & 4:
+                continue
+            live.pop((flags & 3, num(f['ptr'])), None)
+        elif typ == 'TEARDOWN':
+            ctx, dev = num(f['ctx']), num(f['dev'])
+            for key in list(live):
+                kind, d, size, granted, c = live[key]
+                if c == 0:
+                    continue
+                if (ctx and c == ctx) or (not ctx and ctx_dev.get(c) == dev):
+                    leaks.append((kind, d, key[1], granted or size, 'teardown'))
+                    del live[key]
+    for key, (kind, d, size, granted, c) in live.items():
+        leaks.append((kind, d, key[1], granted or size, 'exit'))
+    return leaks, allocs, problems
+
+
+def parse_truth(path):
+    leaks, vals = [], {}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith('#'):
+                continue
+            if w[0] == 'leak':
+                leaks.append((w[1], int(w[3]), int(w[4], 16), int(w[5]), w[6]))
+            else:
+                vals[w[0]] = int(w[1])
+    return leaks, vals
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith('--')]
+    exit_only = '--when-exit-only' in sys.argv
+    if len(args) < 2:
+        print(__doc__)
+        return 2
+    leaks, allocs, problems = replay(parse_dump(args[0]))
+    truth, vals = parse_truth(args[1])
+    got = sorted(l[:4] for l in leaks)
+    want = sorted(l[:4] for l in truth if not exit_only or l[4] == 'exit')
+    if got != want:
+        gs, ws = set(got), set(want)
+        for l in sorted(ws - gs):
+            problems.append('in ground truth, not in dump: %s dev %d 0x%x %d bytes' % l)
+        for l in sorted(gs - ws):
+            problems.append('in dump, not in ground truth: %s dev %d 0x%x %d bytes' % l)
+        if gs == ws:
+            problems.append('leak multiplicities differ')
+    if 'alloc_calls' in vals and allocs != vals['alloc_calls']:
+        problems.append('dump has %d allocations, the driver made %d' % (allocs, vals['alloc_calls']))
+    if len(args) >= 4:
+        report = json.load(open(args[3]))
+        for line in open(args[2]):
+            w = line.split()
+            if len(w) != 5 or w[0] != 'expect-leak':
+                continue
+            kind, dev, fn = w[1], int(w[2]), w[4]
+            hits = [l for l in report['leaks'] if l['kind'] == kind and l['device'] == dev and
+                    any((fr.get('function') or '').startswith(fn) for fr in l['frames'])]
+            if not hits:
+                problems.append('no %s leak on device %d with a frame in %s' % (kind, dev, fn))
+    for p in problems:
+        print('FAIL:', p)
+    if problems:
+        return 1
+    print('ok: %d allocations, %d leaks match the driver exactly' % (allocs, len(got)))
+    return 0
+
+
+sys.exit(main())
