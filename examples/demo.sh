@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# examples/demo.sh — runs the examples under `cumemtrack run` and prints `cumemtrack report` for
+# each. Builds nothing: `make demo` builds the tracer, the analyzer, the examples and (without a
+# GPU) the fake driver and runtime, then runs this. Dumps go to build/demo/NAME/.
+# Environment (set by make): EX_REAL_GPU (1: real GPU, nvcc builds; 0: fake GPU), EX_DIR (where
+# the example binaries are).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/build/cumemtrack
+real=${EX_REAL_GPU:-0}
+exdir=${EX_DIR:-$root/build/examples/$([ "$real" = 1 ] && echo cuda || echo fake)}
+for f in "$bin" "$root/build/libcumemtrack.so" "$exdir/train_leak" "$exdir/dp_skew" "$exdir/oom"; do
+    [ -e "$f" ] || { echo "demo: $f is missing; run 'make demo'" >&2; exit 1; }
+done
+if [ "$real" != 1 ]; then
+    [ -e "$root/build/tests/fakecuda/libcuda.so.1" ] || { echo "demo: the fake driver is missing; run 'make demo'" >&2; exit 1; }
+    export LD_LIBRARY_PATH=$root/build/tests/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export FAKECUDA_DEVICES=4
+    echo "== no usable GPU: the examples run on the fake CUDA driver (4 fake GPUs)"
+else
+    echo "== real GPU: the examples use the CUDA runtime and driver"
+fi
+
+status=0
+# demo_one NAME DESCRIPTION [ENV=VALUE...] -- ARGS...
+demo_one() {
+    local name=$1 what=$2 envs=()
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift
+    local dir=$root/build/demo/$name
+    rm -rf "$dir" && mkdir -p "$dir"
+    echo
+    echo "==== $name: $what"
+    echo "\$ cumemtrack run -o $dir/%h.%p.cmt -- $name $*"
+    if ! env "${envs[@]}" "$bin" run -o "$dir/%h.%p.cmt" -- "$exdir/$name" "$@"; then
+        echo "demo: $name failed" >&2
+        status=1
+    fi
+    echo
+    echo "\$ cumemtrack report build/demo/$name"
+    "$bin" report --top 3 "$dir" || status=1
+}
+
+demo_one train_leak "a training loop leaking 4 KiB per iteration in cache_attention_mask" -- 20
+demo_one dp_skew "data parallel over 4 GPUs, device 0 holding an extra copy" -- 4
+if [ "$real" = 1 ]; then
+    demo_one oom "allocating until cudaMalloc fails with cudaErrorMemoryAllocation" -- 1024
+else
+    demo_one oom "allocating until cudaMalloc fails (a 512 MiB fake GPU)" FAKECUDA_MEM_MB=512 -- 64
+fi
+echo
+[ $status = 0 ] && echo "== demo done: dumps are in build/demo/" || echo "== demo: something failed (see above)" >&2
+exit $status
