@@ -30,6 +30,7 @@ $(BUILD):
 -include examples/examples.mk
 -include bench/bench.mk
 -include tests/gpu/gpu.mk
+-include install.mk
 
 # The test suite: builds everything, then runs tests/run.sh, whose last line is "N passed, N failed".
 test: deps

@@ -1,0 +1,23 @@
+# install.mk — `make install [PREFIX=/usr/local] [DESTDIR=]` and `make uninstall` (included by
+# the top Makefile). Layout under $(DESTDIR)$(PREFIX):
+#   bin/cumemtrack                     the analyzer (its `run` finds the tracer at
+#   lib/cumemtrack/libcumemtrack.so    ../lib/cumemtrack/ from its own directory)
+#   include/cumemtrack.h               the public marker API
+#   share/man/man1/cumemtrack.1        the manual page
+.PHONY: install uninstall
+
+CMT_INSTALL ?= install
+CMT_INST_ROOT = $(DESTDIR)$(PREFIX)
+
+install: all
+	$(CMT_INSTALL) -d $(CMT_INST_ROOT)/bin $(CMT_INST_ROOT)/lib/cumemtrack $(CMT_INST_ROOT)/include \
+		$(CMT_INST_ROOT)/share/man/man1
+	$(CMT_INSTALL) -m 755 $(BUILD)/cumemtrack $(CMT_INST_ROOT)/bin/cumemtrack
+	$(CMT_INSTALL) -m 755 $(BUILD)/libcumemtrack.so $(CMT_INST_ROOT)/lib/cumemtrack/libcumemtrack.so
+	$(CMT_INSTALL) -m 644 include/cumemtrack.h $(CMT_INST_ROOT)/include/cumemtrack.h
+	$(CMT_INSTALL) -m 644 docs/cumemtrack.1 $(CMT_INST_ROOT)/share/man/man1/cumemtrack.1
+
+uninstall:
+	rm -f $(CMT_INST_ROOT)/bin/cumemtrack $(CMT_INST_ROOT)/lib/cumemtrack/libcumemtrack.so \
+		$(CMT_INST_ROOT)/include/cumemtrack.h $(CMT_INST_ROOT)/share/man/man1/cumemtrack.1
+	-rmdir $(CMT_INST_ROOT)/lib/cumemtrack 2>/dev/null
