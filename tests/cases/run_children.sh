@@ -63,4 +63,14 @@ mkdir d5
 run_rc 0 run -o "d5/outer.%p.cmt" -- "$CMT_BIN" run -o "d5/inner.%p.cmt" -- ./helper alloc 10
 grep -q "run: 1 dump:" err.txt || { cat err.txt >&2; fail "nested run: outer did not list the inner dump"; }
 listed_dumps | grep -q "/d5/inner\." || fail "nested run: wrong dump listed"
+# a program linked with AddressSanitizer: its libasan is preloaded first (else ASan aborts)
+if cc -fsanitize=address -std=c11 -D_GNU_SOURCE -g -I"${CUDA_HOME:-/usr/local/cuda}/include" -o helper_asan helper.c \
+        -L"$CMT_TESTBIN/fakert" -l:libcudart.so.13 -Wl,-rpath,"$CMT_TESTBIN/fakert" 2>asan_build.txt; then
+    mkdir d6
+    ASAN_OPTIONS=detect_leaks=0 run_rc 0 run -o "d6/t.%p.cmt" -- ./helper_asan env alloc 10
+    grep -q "^LD_PRELOAD=libasan\.so[.0-9]*:$CMT_LIB\$" out.txt || { cat out.txt err.txt >&2; fail "ASan: wrong LD_PRELOAD"; }
+    grep -q "run: 1 dump:" err.txt || { cat err.txt >&2; fail "ASan: no dump"; }
+else
+    echo "note: no AddressSanitizer here; its case is not checked"
+fi
 echo ok
