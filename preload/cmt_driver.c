@@ -7,6 +7,7 @@
 
 #include "cmt_driver.h"
 #include "cmt_internal.h"
+#include "cmt_signals.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -165,6 +166,7 @@ void cmt_device_note(int ordinal) {
         if (CMT_DRV(cuDeviceGetUuid_v2, &uuid, dev) != CUDA_SUCCESS) CMT_DRV(cuDeviceGetUuid, &uuid, dev);
         CMT_DRV(cuDeviceGetPCIBusId, pci, (int)sizeof pci - 1, dev);
         CMT_DRV(cuDeviceTotalMem, &total, dev);
+        cmt_signals_device(ordinal, total, (const uint8_t *)uuid.bytes);
         uint8_t buf[512], *p = cmt_put_zvarint(buf, ordinal);
         p = cmt_put_varint(p, total);
         memcpy(p, uuid.bytes, 16);

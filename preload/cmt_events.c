@@ -11,6 +11,7 @@
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
+#include "cmt_signals.h"
 #include "cmt_stacks.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
@@ -183,6 +184,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     }
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
                    seq, 0);
+    if (!(flags & CMT_FLAG_CAPTURED)) cmt_live_add(device, (int64_t)c->size, c->caller);
 }
 
 /* ---- frees ---- */
@@ -203,6 +205,7 @@ static void untrack(struct cmt_call *c) {
                                            .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
                                            .space = (uint8_t)(e.kind_space & 3)};
         cmt_emit_free(c->api, space | pt, e.device, c->ptr, seq);
+        cmt_live_add(e.device, -(int64_t)e.size, NULL);
     } else {
         cmt_emit_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
     }
@@ -217,6 +220,7 @@ static void free_refused(struct cmt_call *c, CUresult r) {
         cmt_ptr_insert(&e, &seq);
         cmt_emit_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
                        c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
+        cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
     } else if (c->tracked_before == 0) {
         emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(), r);
     }
@@ -234,8 +238,8 @@ static bool sweep_match(const struct cmt_entry *e, void *arg) {
     return e->ctx && cmt_ctx_device(e->ctx) == a->device;
 }
 static void sweep_gone(const struct cmt_entry *e, void *arg) {
-    (void)e;
     (void)arg;
+    cmt_live_add(e->device, -(int64_t)e->size, NULL);
 }
 
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
@@ -264,6 +268,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     if (atomic_load_explicit(&cmt_disabled, memory_order_relaxed)) return false;
     t->depth++;
     cmt_modules_check();
+    cmt_signals_pending();
     switch (c->family) {
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:

@@ -77,6 +77,7 @@ struct cmt_call {
     const CUmemPoolProps *pool_props;
     CUdevice dev;
     CUcontext ctx;
+    const void *caller;      /* return address into the application */
     const char *sym;         /* cuGetProcAddress */
     int version;
     cuuint64_t flags64;

@@ -17,6 +17,7 @@
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
+#include "cmt_signals.h"
 #include "cmt_stacks.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
@@ -126,6 +127,7 @@ void cmt_init(void) {
     if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) return; /* running: go on */
     cmt_dl_init();
     read_config();
+    cmt_signals_init();
     pthread_atfork(NULL, NULL, fork_child);
     atomic_store_explicit(&init_state, 2, memory_order_release);
 }
@@ -231,9 +233,8 @@ CMT_EXPORT int execle(const char *path, const char *arg, ...) {
 
 CMT_EXPORT void cmt_mark(const char *label) {
     cmt_init();
-    if (cmt_disabled || !label || !cmt_writer_ensure()) return;
-    uint8_t buf[1024 + 2 * CMT_VARINT_MAX], *p = cmt_put_str(buf, label, 1024);
-    p = cmt_put_varint(p, CMT_MARK_POINT);
-    p = cmt_put_str(p, "", 0);
-    cmt_emit_ext(CMT_REC_MARKER, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    if (cmt_disabled || !label || cmt_tls.depth > 0) return;
+    cmt_tls.depth++;
+    cmt_marker(label, CMT_MARK_POINT, "");
+    cmt_tls.depth--;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmt_signals.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -49,6 +50,7 @@ static void emit_map(int op, uint64_t va, uint64_t size, uint64_t handle) {
 static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
     cmt_emit_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
+    cmt_live_add(h->device, -(int64_t)h->size, NULL);
     if (undo.nfreed < MAX_UNDO) undo.freed[undo.nfreed++] = *h;
     free(h);
 }
@@ -65,6 +67,7 @@ static void restore_handle(enum cmt_api api, const struct handle *saved, CUresul
     }
     cmt_emit_alloc(CMT_REC_RETRACK, api, CMT_KIND_VMM, CMT_SPACE_VMM, h->device, h->handle, h->size,
                    h->size, h->stack, 0, cmt_next_seq(), r);
+    cmt_live_add(h->device, (int64_t)h->size, NULL);
 }
 
 void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
@@ -88,6 +91,7 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     }
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_VMM, CMT_SPACE_VMM, device, handle, c->size, c->size,
                    stack, 0, cmt_next_seq(), 0);
+    cmt_live_add(device, (int64_t)c->size, c->caller);
     pthread_mutex_unlock(&lock);
 }
 

@@ -15,6 +15,7 @@
         if (CMT_UNLIKELY(!real)) return CUDA_ERROR_NOT_INITIALIZED;                                \
         struct cmt_call c = {.api = CMT_API_##sym, .family = CMT_FAM_##fam,                        \
                              .kind = CMT_KIND_##knd};                                             \
+        c.caller = __builtin_return_address(0);                                                    \
         fill;                                                                                      \
         if (!cmt_hook_pre(&c)) return real args;                                                   \
         CUresult r = real args;                                                                    \

@@ -1,0 +1,229 @@
+/*
+ * cmt_signals.c — see cmt_signals.h.
+ *
+ * CUMEMTRACK_ALERT=SPEC[,SPEC...], SPEC = DEV:SIZE or DEV:PCT%, DEV = an ordinal or "all"
+ * (e.g. all:90%, 0:40GiB). The first crossing per device prints one line to stderr
+ * ("cumemtrack: alert: ...") and writes an ALERT record; falling back under re-arms it.
+ * CUMEMTRACK_MARK_SIGNAL=USR2 (or SIGUSR2, or a number) records a "signal" marker when the
+ * process receives that signal; without it the tracker installs no signal handler.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cmt_internal.h"
+#include "cmt_signals.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
+
+#define MAX_DEV 256
+bool cmt_alerts_on;
+static struct {
+    int64_t bytes; /* absolute threshold, 0: none */
+    int pct;       /* percentage of total memory, 0: none */
+} spec_all, spec_dev[MAX_DEV];
+static _Atomic int64_t live[MAX_DEV];
+static _Atomic int fired[MAX_DEV];
+static int64_t threshold[MAX_DEV]; /* resolved, 0: none yet */
+static uint64_t total[MAX_DEV];
+static uint8_t uuid[MAX_DEV][16];
+static _Atomic int pending_marks;
+
+static int64_t parse_size(const char *s, char **end) {
+    errno = 0;
+    double v = strtod(s, end);
+    if (errno || *end == s || v < 0) return -1;
+    const char *u = *end;
+    double mul = 1;
+    size_t n = strspn(u, "KMGTkmgtiBb");
+    if (n) {
+        char c = (char)(u[0] | 0x20);
+        mul = c == 'k' ? 1024.0 : c == 'm' ? 1048576.0 : c == 'g' ? 1073741824.0 : c == 't' ? 1099511627776.0 : 0;
+        if (mul == 0) return -1;
+        *end = (char *)u + n;
+    }
+    return (int64_t)(v * mul);
+}
+
+static void parse_alerts(const char *env) {
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", env);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *colon = strchr(tok, ':');
+        int dev = -1;
+        bool ok = colon != NULL;
+        if (ok) {
+            *colon = 0;
+            if (strcmp(tok, "all") != 0) {
+                char *e;
+                long d = strtol(tok, &e, 10);
+                ok = *tok && !*e && d >= 0 && d < MAX_DEV;
+                dev = (int)d;
+            }
+        }
+        int64_t bytes = 0;
+        int pct = 0;
+        if (ok) {
+            char *e;
+            int64_t v = parse_size(colon + 1, &e);
+            if (*e == '%' && e[1] == 0) {
+                ok = v > 0 && v <= 100 && !strpbrk(colon + 1, "KMGTkmgt");
+                pct = (int)v;
+            } else {
+                ok = v > 0 && *e == 0;
+                bytes = v;
+            }
+        }
+        if (!ok) {
+            cmt_warn("warning: CUMEMTRACK_ALERT: ignoring \"%s%s%s\" (want DEV:SIZE or DEV:PCT%%, "
+                     "DEV an ordinal or all, e.g. all:90%% or 0:40GiB)",
+                     tok, colon ? ":" : "", colon ? colon + 1 : "");
+            continue;
+        }
+        if (dev < 0) {
+            spec_all.bytes = bytes;
+            spec_all.pct = pct;
+        } else {
+            spec_dev[dev].bytes = bytes;
+            spec_dev[dev].pct = pct;
+        }
+        cmt_alerts_on = true;
+    }
+}
+
+void cmt_signals_device(int d, uint64_t tot, const uint8_t id[16]) {
+    if (d < 0 || d >= MAX_DEV) return;
+    total[d] = tot;
+    memcpy(uuid[d], id, 16);
+    int64_t b = spec_dev[d].bytes, p = spec_dev[d].pct;
+    if (!b && !p) {
+        b = spec_all.bytes;
+        p = spec_all.pct;
+    }
+    __atomic_store_n(&threshold[d], p ? (int64_t)(tot / 100 * (uint64_t)p) : b, __ATOMIC_RELEASE);
+}
+
+static void human(char *out, size_t cap, uint64_t v) {
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)v;
+    int u = 0;
+    while (x >= 1024 && u < 4) {
+        x /= 1024;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
+}
+
+static void alert(int d, int64_t now_live, int64_t thr, const void *caller) {
+    char l[32], t[32], where[512] = "unknown caller", line[1024];
+    human(l, sizeof l, (uint64_t)now_live);
+    human(t, sizeof t, (uint64_t)thr);
+    Dl_info info;
+    if (caller && dladdr(caller, &info) && info.dli_fname) {
+        const char *base = strrchr(info.dli_fname, '/');
+        base = base ? base + 1 : info.dli_fname;
+        if (info.dli_sname)
+            snprintf(where, sizeof where, "%s (%s+0x%lx)", info.dli_sname, base,
+                     (unsigned long)((uintptr_t)caller - (uintptr_t)info.dli_fbase));
+        else
+            snprintf(where, sizeof where, "%s+0x%lx", base,
+                     (unsigned long)((uintptr_t)caller - (uintptr_t)info.dli_fbase));
+    }
+    const uint8_t *u = uuid[d];
+    int n = snprintf(line, sizeof line,
+                     "cumemtrack: alert: device %d (GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+                     "%02x%02x%02x%02x%02x%02x) live %s >= threshold %s, pid %d, at %s\n",
+                     d, u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+                     u[12], u[13], u[14], u[15], l, t, (int)getpid(), where);
+    if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+    ssize_t w = write(2, line, (size_t)n);
+    (void)w;
+    uint8_t buf[4 * CMT_VARINT_MAX], *p = cmt_put_zvarint(buf, d);
+    p = cmt_put_varint(p, (uint64_t)now_live);
+    p = cmt_put_varint(p, (uint64_t)thr);
+    p = cmt_put_varint(p, (uint64_t)(uintptr_t)caller);
+    cmt_emit_ext(CMT_REC_ALERT, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}
+
+void cmt_live_add(int d, int64_t delta, const void *caller) {
+    if (!cmt_alerts_on || d < 0 || d >= MAX_DEV) return;
+    int64_t now_live = atomic_fetch_add(&live[d], delta) + delta;
+    int64_t thr = __atomic_load_n(&threshold[d], __ATOMIC_ACQUIRE);
+    if (!thr) return;
+    if (now_live >= thr) {
+        if (!atomic_exchange(&fired[d], 1)) alert(d, now_live, thr, caller);
+    } else if (delta < 0 && atomic_load_explicit(&fired[d], memory_order_relaxed)) {
+        atomic_store(&fired[d], 0); /* re-armed */
+    }
+}
+
+void cmt_marker(const char *label, unsigned flags, const char *domain) {
+    if (!cmt_writer_ensure()) return;
+    uint8_t buf[2048 + 3 * CMT_VARINT_MAX], *p = cmt_put_str(buf, label ? label : "", 1024);
+    p = cmt_put_varint(p, flags);
+    p = cmt_put_str(p, domain ? domain : "", 512);
+    cmt_emit_ext(CMT_REC_MARKER, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}
+
+void cmt_signals_pending(void) {
+    while (atomic_load_explicit(&pending_marks, memory_order_relaxed) > 0) {
+        atomic_fetch_sub(&pending_marks, 1);
+        cmt_marker("signal", CMT_MARK_SIGNAL, "");
+    }
+}
+
+static void on_mark_signal(int sig) {
+    (void)sig;
+    int saved = errno;
+    /* Writing is safe only when this thread is not inside the tracker (its block and locks);
+     * otherwise the marker is written by the next tracked call. */
+    if (cmt_tls.depth == 0 && cmt_writer_path()) {
+        cmt_tls.depth++;
+        cmt_marker("signal", CMT_MARK_SIGNAL, "");
+        cmt_tls.depth--;
+    } else {
+        atomic_fetch_add(&pending_marks, 1);
+    }
+    errno = saved;
+}
+
+static int signal_number(const char *s) {
+    if (!strncasecmp(s, "SIG", 3)) s += 3;
+    static const struct {
+        const char *name;
+        int sig;
+    } names[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"URG", SIGURG},
+                 {"WINCH", SIGWINCH}, {"PWR", SIGPWR}};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcasecmp(s, names[i].name)) return names[i].sig;
+    char *e;
+    long n = strtol(s, &e, 10);
+    if (*s && !*e && ((n >= SIGRTMIN && n <= SIGRTMAX) || n == SIGUSR1 || n == SIGUSR2)) return (int)n;
+    return -1;
+}
+
+void cmt_signals_init(void) {
+    const char *v = getenv("CUMEMTRACK_ALERT");
+    if (v && *v) parse_alerts(v);
+    v = getenv("CUMEMTRACK_MARK_SIGNAL");
+    if (v && *v) {
+        int sig = signal_number(v);
+        if (sig < 0) {
+            cmt_warn("warning: CUMEMTRACK_MARK_SIGNAL=\"%s\" is not USR1, USR2, HUP, URG, WINCH, PWR "
+                     "or a real-time signal number; no marker signal", v);
+            return;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_mark_signal;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(sig, &sa, NULL);
+    }
+}
