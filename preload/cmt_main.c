@@ -29,6 +29,7 @@ _Atomic uint32_t cmt_generation;
 __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
 extern _Atomic int cmt_exited;
 void cmt_events_fork_child(void) CMT_HIDDEN;
+void cmt_nvtx_setup(bool for_children) CMT_HIDDEN;
 
 static _Atomic int init_state; /* 0 no, 1 running, 2 done */
 
@@ -128,6 +129,7 @@ void cmt_init(void) {
     cmt_dl_init();
     read_config();
     cmt_signals_init();
+    cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
     atomic_store_explicit(&init_state, 2, memory_order_release);
 }

@@ -18,6 +18,7 @@
 
 #include "cmt_internal.h"
 #include "cmt_signals.h"
+#include "cmt_stacks.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -120,8 +121,25 @@ static void human(char *out, size_t cap, uint64_t v) {
     snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", x, unit[u]);
 }
 
+/* The first frame outside the tracker and the CUDA libraries: the application's call site. */
+static const void *app_caller(const void *fallback) {
+    void *frames[48];
+    int n = cmt_stack_raw(frames, 48);
+    for (int i = 0; i < n; i++) {
+        Dl_info info;
+        if (cmt_is_own_address(frames[i]) || !dladdr(frames[i], &info) || !info.dli_fname) continue;
+        const char *base = strrchr(info.dli_fname, '/');
+        base = base ? base + 1 : info.dli_fname;
+        if (!strncmp(base, "libcuda", 7) || !strncmp(base, "libcublas", 9) || !strncmp(base, "libnccl", 7))
+            continue;
+        return frames[i];
+    }
+    return fallback;
+}
+
 static void alert(int d, int64_t now_live, int64_t thr, const void *caller) {
     char l[32], t[32], where[512] = "unknown caller", line[1024];
+    caller = app_caller(caller);
     human(l, sizeof l, (uint64_t)now_live);
     human(t, sizeof t, (uint64_t)thr);
     Dl_info info;

@@ -97,6 +97,8 @@ static void emit_stack(const struct stack *s) {
     cmt_rec_end(CMT_REC_STACK, p);
 }
 
+int cmt_stack_raw(void **buf, int n) { return load_unwind() ? unw_backtrace_fn(buf, n) : 0; }
+
 uint32_t cmt_stack_capture(void) {
     unsigned depth = cmt_cfg.depth;
     if (depth == 0 || !load_unwind()) return 0;

@@ -12,5 +12,7 @@
 /* Captures the caller's stack; returns its id (0: none — depth 0, no libunwind, no memory). */
 uint32_t cmt_stack_capture(void);
 void cmt_stacks_fork_child(void);
+/* Raw return addresses of the current stack (0 when libunwind is missing). */
+int cmt_stack_raw(void **buf, int n);
 
 #endif
