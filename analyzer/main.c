@@ -20,6 +20,7 @@ static const struct cmt_command cmt_commands[] = {
     {"report", cmt_cmd_report, "leaks, peaks, OOMs, imbalance and anomalies of one or many dumps"},
     {"check", cmt_cmd_check, "CI gate: fail on leaks over budget or regressions against a baseline"},
     {"dump", cmt_cmd_dump, "every record of a dump in merged order, one line each"},
+    {"flame", cmt_cmd_flame, "folded stacks of leaks or of the peak, for flamegraph.pl and speedscope"},
     {"timeline", cmt_cmd_timeline, "live device memory over time (text, CSV, Perfetto/Chrome trace JSON)"},
 };
 
