@@ -20,4 +20,4 @@ install: all
 uninstall:
 	rm -f $(CMT_INST_ROOT)/bin/cumemtrack $(CMT_INST_ROOT)/lib/cumemtrack/libcumemtrack.so \
 		$(CMT_INST_ROOT)/include/cumemtrack.h $(CMT_INST_ROOT)/share/man/man1/cumemtrack.1
-	-rmdir $(CMT_INST_ROOT)/lib/cumemtrack 2>/dev/null
+	rmdir $(CMT_INST_ROOT)/lib/cumemtrack 2>/dev/null || true
