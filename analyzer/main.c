@@ -19,6 +19,7 @@ static const struct cmt_command cmt_commands[] = {
     {"run", cmt_cmd_run, "run a command under the tracer, then list its dumps and summarize them"},
     {"report", cmt_cmd_report, "leaks, peaks, OOMs, imbalance and anomalies of one or many dumps"},
     {"check", cmt_cmd_check, "CI gate: fail on leaks over budget or regressions against a baseline"},
+    {"diff", cmt_cmd_diff, "compare two runs: leaks, peaks per GPU (by uuid) and per stack (by function chain)"},
     {"dump", cmt_cmd_dump, "every record of a dump in merged order, one line each"},
     {"flame", cmt_cmd_flame, "folded stacks of leaks or of the peak, for flamegraph.pl and speedscope"},
     {"timeline", cmt_cmd_timeline, "live device memory over time (text, CSV, Perfetto/Chrome trace JSON)"},
