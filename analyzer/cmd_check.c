@@ -4,7 +4,9 @@
  * against --baseline OLD (dumps or a directory of a previous run), when leaked bytes grew or the
  * peak of a physical GPU (matched by uuid; the largest per-GPU peak when no uuid matches) grew by
  * more than --max-peak-growth PCT. Baseline leaks are matched by symbolized function chains, never
- * by addresses. Reasons and the top offending stacks go to stderr.
+ * by addresses. --max-growth-per-marker BYTES fails when a stack's live bytes grow by more than
+ * BYTES per marker of one label (cmt_mark / NVTX). Reasons and the top offending stacks go to
+ * stderr.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@ static const char check_help[] =
     "  --suppressions FILE    LSan-style leak:PATTERN lines\n"
     "  --baseline OLD         dump or directory of a previous run: fail when leaked bytes grew\n"
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
+    "  --max-growth-per-marker N  fail when a stack's live bytes grow by more than N bytes per\n"
+    "                         marker of one label (cmt_mark, NVTX): the leak-per-iteration gate\n"
     "  --no-symbols, --debug-dir DIR, --top N   as for report\n"
     "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
 
@@ -83,12 +87,14 @@ int cmt_cmd_check(int argc, char **argv) {
         {"baseline", required_argument, 0, 'b'},       {"max-peak-growth", required_argument, 0, 'p'},
         {"no-symbols", no_argument, 0, 'n'},           {"debug-dir", required_argument, 0, 'd'},
         {"top", required_argument, 0, 't'},            {"help", no_argument, 0, 'h'},
+        {"max-growth-per-marker", required_argument, 0, 'g'},
         {0, 0, 0, 0},
     };
     struct cmt_report_opts ro = {0};
     struct cmt_suppressions supp = {0};
     uint64_t budget = 0;
-    int have_budget = 0, have_growth = 0, c, rc = 0;
+    int have_budget = 0, have_growth = 0, have_marker_growth = 0, c, rc = 0;
+    uint64_t marker_growth = 0;
     double growth = 0;
     const char *baseline = NULL;
     char err[1024];
@@ -113,6 +119,14 @@ int cmt_cmd_check(int argc, char **argv) {
             ro.suppressions = &supp;
             break;
         case 'b': baseline = optarg; break;
+        case 'g':
+            if (cmt_parse_size(optarg, &marker_growth) != 0) {
+                cmt_msg("check: --max-growth-per-marker: not a size: '%s'", optarg);
+                rc = 2;
+                goto out;
+            }
+            have_marker_growth = 1;
+            break;
         case 'p': {
             char *end;
             growth = strtod(optarg, &end);
@@ -164,6 +178,17 @@ int cmt_cmd_check(int argc, char **argv) {
                         a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
                 print_stack(&a.leaks[i].stack, 8);
             }
+        }
+    }
+    if (have_marker_growth) {
+        size_t gp = 0, gi = 0;
+        double worst = cmt_growth_max(&a, &gp, &gi);
+        if (worst > (double)marker_growth) {
+            failed = 1;
+            cmt_msg("check failed: live bytes grow by %s per marker \"%s\", limit %s per marker",
+                    cmt_human_size((uint64_t)(worst + 0.5), s1, sizeof s1), a.procs[gp].replay.growth[gi].label,
+                    cmt_human_size(marker_growth, s2, sizeof s2));
+            cmt_growth_print_over(&a, (double)marker_growth, stderr, 5);
         }
     }
     if (baseline) {

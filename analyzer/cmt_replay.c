@@ -4,6 +4,8 @@
  */
 #include "cmt_replay.h"
 
+#include <stdbool.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,6 +169,19 @@ static void ltab_del(struct ltab *t, size_t i) {
 
 #define FREED_RING 65536
 
+/* observations of one (stack, device) counter across the markers of a series */
+struct gstate {
+    uint64_t first, last;
+    uint32_t n, ups, downs;
+};
+struct series {
+    char *label;
+    uint64_t kind; /* CMT_MARK_POINT (marks and signals) or CMT_MARK_RANGE_PUSH */
+    uint64_t n;
+    struct gstate *st; /* indexed like sdc */
+    size_t cap;
+};
+
 /* stack-device live counter */
 struct sdc {
     uint64_t stack;
@@ -196,6 +211,9 @@ struct cmt_replay_live {
     size_t napi, capapi;
     struct map2 leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
     size_t capleaks, capooms, capmods;
+    /* marker series: per label and kind, the live bytes of every (stack, device) counter */
+    struct series *series;
+    size_t nseries, capseries, capmarkers, capgrowth;
     /* exact second pass */
     int snapshot_only;
     uint64_t *target_seq; /* per devs index (pass 2) */
@@ -542,6 +560,100 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
     dst[n] = 0;
 }
 
+static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    if (e->flags == CMT_MARK_RANGE_POP) return;
+    uint64_t kind = e->flags == CMT_MARK_RANGE_PUSH ? CMT_MARK_RANGE_PUSH : CMT_MARK_POINT;
+    const char *label = e->str1 ? e->str1 : "";
+    size_t llen = e->str1_len;
+    if (r->nmarkers >= CMT_MAX_MARKERS) {
+        r->markers_dropped++;
+    } else if (grow((void **)&r->markers, &t->capmarkers, r->nmarkers + 1, sizeof *r->markers) == 0) {
+        struct cmt_marker_rec *m = &r->markers[r->nmarkers];
+        m->label = strndup(label, llen);
+        m->domain = strndup(e->str2 ? e->str2 : "", e->str2_len);
+        m->flags = e->flags;
+        m->time_ns = e->time_ns;
+        m->seq = e->seq;
+        m->dev = calloc(r->ndevs + 1, sizeof *m->dev);
+        m->live = calloc(r->ndevs + 1, sizeof *m->live);
+        if (m->label && m->domain && m->dev && m->live) {
+            for (size_t i = 0; i < r->ndevs; i++) {
+                m->dev[i] = r->devs[i].ordinal;
+                m->live[i] = r->devs[i].live;
+            }
+            m->dev[r->ndevs] = -1;
+            m->live[r->ndevs] = r->host_live;
+            m->ndev = r->ndevs + 1;
+            r->nmarkers++;
+        } else {
+            free(m->label);
+            free(m->domain);
+            free(m->dev);
+            free(m->live);
+        }
+    }
+    /* the series of this label and kind: observe every (stack, device) counter */
+    struct series *s = NULL;
+    for (size_t i = 0; i < t->nseries && !s; i++)
+        if (t->series[i].kind == kind && strlen(t->series[i].label) == llen &&
+            memcmp(t->series[i].label, label, llen) == 0)
+            s = &t->series[i];
+    if (!s) {
+        if (grow((void **)&t->series, &t->capseries, t->nseries + 1, sizeof *t->series) != 0) return;
+        s = &t->series[t->nseries];
+        memset(s, 0, sizeof *s);
+        s->label = strndup(label, llen);
+        if (!s->label) return;
+        s->kind = kind;
+        t->nseries++;
+    }
+    if (grow((void **)&s->st, &s->cap, t->nsdc, sizeof *s->st) != 0) return;
+    s->n++;
+    for (size_t i = 0; i < t->nsdc; i++) {
+        struct gstate *g = &s->st[i];
+        uint64_t v = t->sdc[i].bytes;
+        if (!g->n) g->first = v;
+        else if (v > g->last) g->ups++;
+        else if (v < g->last) g->downs++;
+        g->last = v;
+        g->n++;
+    }
+}
+
+static int cmp_growth(const void *a, const void *b) {
+    const struct cmt_growth *x = a, *y = b;
+    if (x->bytes_per_marker != y->bytes_per_marker) return x->bytes_per_marker > y->bytes_per_marker ? -1 : 1;
+    if (x->stack != y->stack) return x->stack < y->stack ? -1 : 1;
+    return x->flags < y->flags ? -1 : x->flags > y->flags;
+}
+
+/* Stacks that grew persistently across a series: up at half the steps or more, down at a quarter
+ * or fewer, and higher at the end than at the start. One entry per (stack, device, label). */
+static void compute_growth(struct cmt_replay *r) {
+    struct cmt_replay_live *t = r->t;
+    for (size_t k = 0; k < t->nseries; k++) {
+        const struct series *s = &t->series[k];
+        for (size_t i = 0; i < s->cap && i < t->nsdc; i++) {
+            const struct gstate *g = &s->st[i];
+            if (g->n < 3 || g->last <= g->first) continue;
+            uint32_t steps = g->n - 1;
+            if (g->ups * 2 < steps || g->downs * 4 > steps) continue;
+            bool dup = false;
+            for (size_t q = 0; q < r->ngrowth && !dup; q++)
+                dup = r->growth[q].stack == t->sdc[i].stack && r->growth[q].device == t->sdc[i].device &&
+                      !strcmp(r->growth[q].label, s->label);
+            if (dup) continue;
+            if (grow((void **)&r->growth, &t->capgrowth, r->ngrowth + 1, sizeof *r->growth) != 0) return;
+            r->growth[r->ngrowth++] = (struct cmt_growth){
+                .label = s->label, .flags = s->kind, .stack = t->sdc[i].stack, .device = t->sdc[i].device,
+                .first_bytes = g->first, .last_bytes = g->last, .markers = g->n,
+                .bytes_per_marker = (double)(g->last - g->first) / steps};
+        }
+    }
+    qsort(r->growth, r->ngrowth, sizeof *r->growth, cmp_growth);
+}
+
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     if (!r->events++) r->first_time = e->time_ns;
@@ -623,6 +735,9 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_UNMATCHED_PROC:
         r->unmatched_records++;
         break;
+    case CMT_REC_MARKER:
+        if (!t->snapshot_only) do_marker(r, e);
+        break;
     case CMT_REC_API_NAME: {
         if (t->snapshot_only) break;
         uint32_t *slot = map2_slot(&t->api_map, e->id, 0);
@@ -676,6 +791,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
         i++;
     }
     qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
+    if (!t->snapshot_only) compute_growth(r);
 }
 
 static void sort_devs(struct cmt_replay *r) {
@@ -749,7 +865,20 @@ void cmt_replay_free(struct cmt_replay *r) {
         free(r->mods[i].segs);
     }
     free(r->mods);
+    for (size_t i = 0; i < r->nmarkers; i++) {
+        free(r->markers[i].label);
+        free(r->markers[i].domain);
+        free(r->markers[i].dev);
+        free(r->markers[i].live);
+    }
+    free(r->markers);
+    free(r->growth);
     if (t) {
+        for (size_t i = 0; i < t->nseries; i++) {
+            free(t->series[i].label);
+            free(t->series[i].st);
+        }
+        free(t->series);
         free(t->live.e);
         free(t->freed.e);
         free(t->ring_ptr);

@@ -402,6 +402,10 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     }
     qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
     build_imbalance(a);
+    if (cmt_ranks_build(a) != 0) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
     return 0;
 }
 
@@ -418,6 +422,7 @@ void cmt_analysis_free(struct cmt_analysis *a) {
     }
     free(a->procs);
     free(a->gpus);
+    cmt_ranks_free(a->ranks);
     cmt_sym_free(a->sym);
     memset(a, 0, sizeof *a);
 }
@@ -554,6 +559,8 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
         }
     }
     fprintf(f, "\nimbalance: %s\n", a->verdict);
+    cmt_ranks_text(a, f);
+    cmt_markers_text(a, f);
     if (total_anomalies(a) || a->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]) {
         fprintf(f, "\nanomalies\n");
         for (int k = 0; k < CMT_AN_COUNT; k++)
@@ -767,6 +774,8 @@ void cmt_report_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_str(j, "outlier_uuid", a->outlier >= 0 ? a->gpus[a->outlier].uuid : NULL);
     cmt_json_str(j, "verdict", a->verdict);
     cmt_json_object_end(j);
+    cmt_ranks_json(a, j);
+    cmt_markers_json(a, j);
     cmt_json_object(j, "anomalies");
     for (int k = 0; k < CMT_AN_COUNT; k++) cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
     cmt_json_object_end(j);
@@ -783,3 +792,7 @@ void cmt_report_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_object_end(j);
     cmt_json_finish(j);
 }
+
+/* Frame printers shared with the other report sections (cmt_markers.c, ...). */
+void cmt_report_text_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent) { text_frames(f, s, indent); }
+void cmt_report_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) { json_frames(j, s); }

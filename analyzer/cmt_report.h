@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #include "cmt_format.h"
+#include "cmt_markers.h"
+#include "cmt_ranks.h"
 #include "cmt_replay.h"
 #include "cmt_suppress.h"
 #include "cmt_symbols.h"
@@ -70,6 +72,7 @@ struct cmt_analysis {
     double peak_max_over_mean; /* 0 when fewer than 2 GPUs */
     int outlier;               /* index into gpus, -1: none */
     char verdict[512];
+    struct cmt_ranks *ranks;   /* per-rank view of a job (cmt_ranks.h) */
     uint64_t anomalies[CMT_AN_COUNT];
     char err[1024];
 };
@@ -100,5 +103,9 @@ const char *cmt_anomaly_hint(int an);
 
 void cmt_report_text(struct cmt_analysis *a, FILE *f);
 void cmt_report_json(struct cmt_analysis *a, FILE *f);
+
+/* Frame printers shared by the report sections. */
+void cmt_report_text_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent);
+void cmt_report_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
 
 #endif

@@ -107,7 +107,7 @@ void cmt_signals_device(int d, uint64_t tot, const uint8_t id[16]) {
         b = spec_all.bytes;
         p = spec_all.pct;
     }
-    __atomic_store_n(&threshold[d], p ? (int64_t)(tot / 100 * (uint64_t)p) : b, __ATOMIC_RELEASE);
+    __atomic_store_n(&threshold[d], p ? (int64_t)((unsigned __int128)tot * (uint64_t)p / 100) : b, __ATOMIC_RELEASE);
 }
 
 static void human(char *out, size_t cap, uint64_t v) {
