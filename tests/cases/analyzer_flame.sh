@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# cumemtrack flame: folded stacks (outermost frame first, "a;b;c BYTES") of the leaks (default) and
+# of the bytes live at each device's peak, merged over processes, on synthetic dumps (module+offset
+# frames) and, when the example programs are built, on a traced run (function names).
+set -u
+. "$(dirname "$0")/analyzer_lib.sh.inc"
+mkdir job
+for pid in 1 2; do
+cat >p$pid.script <<S
+header pid=$pid host=n1 rank=$((pid - 1)) cmd=x
+device ord=0 uuid=GPU-00000000-0000-0000-0000-00000000000$pid name=G pci=0000:10:00.0 total=1G
+module id=1 base=0x400000 path=/nonexistent/lib;odd.so seg=0x0:0x10000:5
+stack id=1 0x401234 0x401300 0x401400
+stack id=2 0x402000 0x401400
+alloc dev=0 ptr=0x1000 size=1M stack=1
+alloc dev=0 ptr=0x200000 size=2M stack=2
+alloc dev=0 ptr=0x600000 size=4M
+free dev=0 ptr=0x200000
+free dev=0 ptr=0x600000
+alloc dev=0 ptr=0x900000 size=$((pid * 1000))
+exit clean status=0
+S
+"$MKDUMP" p$pid.script job/p$pid.cmt || fail mkdump
+done
+expect_rc 0 "$CMT_BIN" flame --no-symbols job
+cat >want.txt <<'W'
+[no stack] 3000
+lib:odd.so+0x1400;lib:odd.so+0x1300;lib:odd.so+0x1234 2097152
+W
+diff -u want.txt out.txt || fail "folded leaks"
+expect_rc 0 "$CMT_BIN" flame --no-symbols --peak -o peak.txt job
+cat >want.txt <<'W'
+[no stack] 8388608
+lib:odd.so+0x1400;lib:odd.so+0x1300;lib:odd.so+0x1234 2097152
+lib:odd.so+0x1400;lib:odd.so+0x2000 4194304
+W
+diff -u want.txt peak.txt || fail "folded peak"
+# every line: frames, one space, a positive integer
+awk '{ if (NF < 2 || $NF !~ /^[0-9]+$/ || $NF == 0) exit 1 }' peak.txt || fail "line format"
+expect_rc 0 "$CMT_BIN" flame --help; grep -q "usage: cumemtrack flame" out.txt || fail "--help"
+expect_rc 2 "$CMT_BIN" flame
+expect_rc 2 "$CMT_BIN" flame --bogus job
+expect_rc 3 "$CMT_BIN" flame nothere; grep -q nothere err.txt || fail "missing not named"
+# a traced run: function names, outermost first
+ex=$CMT_BUILD/examples/fake/train_leak
+if [ -x "$ex" ] && [ -e "${CMT_LIB:-}" ] && [ -e "${CMT_FAKE_LIBDIR:-}/libcuda.so.1" ]; then
+    LD_LIBRARY_PATH=$CMT_FAKE_LIBDIR LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/tl.cmt "$ex" 4 >/dev/null || fail "train_leak"
+    expect_rc 0 "$CMT_BIN" flame tl.cmt
+    grep -Eq "(^|;)main;train_step;cache_attention_mask(;[^ ]*)? 16384$" out.txt || { cat out.txt; fail "traced leak stack"; }
+    expect_rc 0 "$CMT_BIN" flame --peak tl.cmt
+    grep -Eq ";train_step;cudaMalloc [0-9]+$" out.txt || { cat out.txt; fail "traced peak stacks"; }
+else
+    echo "(examples not built: traced part skipped)"
+fi
+echo ok
