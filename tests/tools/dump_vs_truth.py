@@ -21,7 +21,7 @@ FIELD = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)')
 
 
 def parse_dump(path):
-    recs = []
+    """Yields (type, fields) per record: streamed, so memory follows the live set, not the dump."""
     with open(path) as f:
         for line in f:
             if line.startswith('#') or not line.strip():
@@ -29,8 +29,7 @@ def parse_dump(path):
             parts = line.split(None, 3)
             typ = parts[2]
             fields = dict(FIELD.findall(parts[3] if len(parts) > 3 else ''))
-            recs.append((typ, fields))
-    return recs
+            yield typ, fields
 
 
 def num(v):
