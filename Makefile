@@ -27,6 +27,7 @@ $(BUILD):
 -include analyzer/analyzer.mk
 -include tests/tests.mk
 -include tests/unit/unit.mk
+-include tests/reliability/reliability.mk
 -include tests/signals/signals.mk
 -include examples/examples.mk
 -include bench/bench.mk
