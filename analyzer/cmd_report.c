@@ -1,12 +1,13 @@
 /*
  * cmd_report.c — cumemtrack report [--json] [--top N] [--suppressions FILE] [--no-symbols]
- * [--debug-dir DIR] [-o FILE] DUMP|DIR...
+ * [--debug-dir DIR] [--html] [-o FILE] DUMP|DIR...  (--html: cmt_html.h)
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmt_cmds.h"
+#include "cmt_html.h"
 #include "cmt_report.h"
 
 static const char report_help[] =
@@ -14,6 +15,8 @@ static const char report_help[] =
     "Reads dumps (a DIR means every *.cmt* file in it; many processes are merged) and reports leaks,\n"
     "peaks with the stacks live then, OOMs, GPU imbalance and anomalies.\n"
     "  --json               JSON output (schema: docs/report-schema.json)\n"
+    "  --html               one self-contained HTML file (charts per GPU, tables, icicle graphs);\n"
+    "                       use with -o OUT.html\n"
     "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
@@ -23,12 +26,12 @@ static const char report_help[] =
 
 int cmt_cmd_report(int argc, char **argv) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'},          {"top", required_argument, 0, 't'},
+        {"json", no_argument, 0, 'j'}, {"html", no_argument, 0, 'H'},          {"top", required_argument, 0, 't'},
         {"suppressions", required_argument, 0, 's'}, {"no-symbols", no_argument, 0, 'n'},
         {"debug-dir", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
-    int json = 0, c;
+    int json = 0, html = 0, c;
     const char *out = NULL;
     struct cmt_report_opts ro = {0};
     struct cmt_suppressions supp = {0};
@@ -38,6 +41,7 @@ int cmt_cmd_report(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'H': html = 1; break;
         case 't': {
             char *end;
             long v = strtol(optarg, &end, 10);
@@ -80,6 +84,14 @@ int cmt_cmd_report(int argc, char **argv) {
         return 3;
     }
     struct cmt_analysis a;
+    struct cmt_tl tl;
+    size_t top = ro.top_n ? ro.top_n : 10;
+    cmt_tl_init(&tl, &a, html ? CMT_HTML_BUCKETS : 0);
+    if (html) { /* the timeline through the hook; every stack of the peaks for the icicle graph */
+        ro.hook = cmt_tl_hook;
+        ro.hook_arg = &tl;
+        ro.top_n = 65536;
+    }
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     if (rc) {
         cmt_msg("%s", a.err);
@@ -87,12 +99,15 @@ int cmt_cmd_report(int argc, char **argv) {
         FILE *f = cmt_open_output(out);
         if (!f) rc = 3;
         else {
-            if (json) cmt_report_json(&a, f);
+            if (html) rc = cmt_report_html(&a, &tl, top, f);
+            else if (json) cmt_report_json(&a, f);
             else cmt_report_text(&a, f);
-            rc = cmt_close_output(f, out);
+            int crc = cmt_close_output(f, out);
+            if (!rc) rc = crc;
         }
     }
     cmt_analysis_free(&a);
+    cmt_tl_free(&tl);
     cmt_free_paths(paths, npaths);
     cmt_suppress_free(&supp);
     return rc;
