@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include "cmt_json.h"
 
@@ -316,6 +319,101 @@ static void build_imbalance(struct cmt_analysis *a) {
         snprintf(a->verdict, sizeof a->verdict, "balanced: max/mean %.2f across %zu GPUs", ratio, used);
 }
 
+/* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
+ * Returns 0, or 3 with *err malloc'd. */
+static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path, char **err) {
+    char ebuf[1024];
+    struct cmt_process *p = &a->procs[i];
+    struct cmt_dump *d = cmt_dump_open(path, ebuf, sizeof ebuf);
+    if (!d) {
+        *err = strdup(ebuf);
+        return 3;
+    }
+    if (cmt_replay_init(&p->replay, a->opts.top_n) != 0) {
+        cmt_dump_close(d);
+        *err = strdup("out of memory");
+        return 3;
+    }
+    p->path = strdup(path);
+    p->hdr = *cmt_dump_header(d);
+    fix_cstr(p->hdr.host, sizeof p->hdr.host);
+    fix_cstr(p->hdr.job_id, sizeof p->hdr.job_id);
+    fix_cstr(p->hdr.exe, sizeof p->hdr.exe);
+    fix_cstr(p->hdr.cuda_visible_devices, sizeof p->hdr.cuda_visible_devices);
+    fix_cstr(p->hdr.cuda_device_order, sizeof p->hdr.cuda_device_order);
+    p->command = join_cmdline(&p->hdr);
+    p->truncated = cmt_dump_truncated(d);
+    p->writers = cmt_dump_writers(d);
+    p->blocks = cmt_dump_blocks(d);
+    p->replay.hook = opts->hook;
+    p->replay.hook_arg = opts->hook_arg;
+    if (cmt_replay_dump(&p->replay, d) != 0) {
+        *err = strdup(cmt_dump_error(d));
+        cmt_dump_close(d);
+        return 3;
+    }
+    cmt_dump_close(d);
+    p->exit = exit_name(&p->replay);
+    return 0;
+}
+
+struct loader {
+    struct cmt_analysis *a;
+    const struct cmt_report_opts *opts;
+    char **paths, **errs;
+    size_t n;
+    _Atomic size_t next;
+    _Atomic int failed;
+};
+
+static void *load_worker(void *arg) {
+    struct loader *L = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&L->next, 1);
+        if (i >= L->n || atomic_load(&L->failed)) break;
+        if (load_one(L->a, L->opts, i, L->paths[i], &L->errs[i]) != 0) {
+            if (!L->errs[i]) L->errs[i] = strdup("out of memory");
+            atomic_store(&L->failed, 1);
+        }
+    }
+    return NULL;
+}
+
+/* Replays every dump; each process is independent, so they are spread over threads
+ * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when a per-event hook is set).
+ * The first failing path in argument order is reported. */
+static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
+    struct loader L = {.a = a, .opts = opts, .paths = paths, .n = npaths};
+    a->nprocs = npaths; /* unloaded entries stay zeroed: cmt_analysis_free copes */
+    L.errs = calloc(npaths ? npaths : 1, sizeof *L.errs);
+    if (!L.errs) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    long nt = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *e = getenv("CUMEMTRACK_THREADS");
+    if (e && *e) nt = strtol(e, NULL, 10);
+    if (nt > 8 && !(e && *e)) nt = 8;
+    if (nt < 1 || opts->hook) nt = 1;
+    if ((size_t)nt > npaths) nt = (long)(npaths ? npaths : 1);
+    pthread_t *th = nt > 1 ? calloc((size_t)nt - 1, sizeof *th) : NULL;
+    long started = 0;
+    for (long t = 0; th && t < nt - 1; t++)
+        if (pthread_create(&th[t], NULL, load_worker, &L) == 0) started++;
+    load_worker(&L);
+    for (long t = 0; t < started; t++) pthread_join(th[t], NULL);
+    free(th);
+    int rc = 0;
+    for (size_t i = 0; i < npaths; i++)
+        if (L.errs[i] && !rc) {
+            snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
+            rc = 3;
+        }
+    for (size_t i = 0; i < npaths; i++) free(L.errs[i]);
+    free(L.errs);
+    return rc;
+}
+
 int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     memset(a, 0, sizeof *a);
     a->opts = *opts;
@@ -327,36 +425,9 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }
-    for (size_t i = 0; i < npaths; i++) {
-        struct cmt_dump *d = cmt_dump_open(paths[i], a->err, sizeof a->err);
-        if (!d) return 3;
-        struct cmt_process *p = &a->procs[a->nprocs];
-        if (cmt_replay_init(&p->replay, a->opts.top_n) != 0) {
-            cmt_dump_close(d);
-            snprintf(a->err, sizeof a->err, "out of memory");
-            return 3;
-        }
-        a->nprocs++;
-        p->path = strdup(paths[i]);
-        p->hdr = *cmt_dump_header(d);
-        fix_cstr(p->hdr.host, sizeof p->hdr.host);
-        fix_cstr(p->hdr.job_id, sizeof p->hdr.job_id);
-        fix_cstr(p->hdr.exe, sizeof p->hdr.exe);
-        fix_cstr(p->hdr.cuda_visible_devices, sizeof p->hdr.cuda_visible_devices);
-        fix_cstr(p->hdr.cuda_device_order, sizeof p->hdr.cuda_device_order);
-        p->command = join_cmdline(&p->hdr);
-        p->truncated = cmt_dump_truncated(d);
-        p->writers = cmt_dump_writers(d);
-        p->blocks = cmt_dump_blocks(d);
-        p->replay.hook = opts->hook;
-        p->replay.hook_arg = opts->hook_arg;
-        if (cmt_replay_dump(&p->replay, d) != 0) {
-            snprintf(a->err, sizeof a->err, "%s", cmt_dump_error(d));
-            cmt_dump_close(d);
-            return 3;
-        }
-        cmt_dump_close(d);
-        p->exit = exit_name(&p->replay);
+    if (load_all(a, opts, paths, npaths) != 0) return 3;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_process *p = &a->procs[i];
         const struct cmt_replay *r = &p->replay;
         for (int k = 0; k < CMT_AN_COUNT; k++) a->anomalies[k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
