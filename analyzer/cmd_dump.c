@@ -23,6 +23,7 @@
  *   ALERT            dev=D live=N threshold=N caller=N
  *   EXEC_FAILED      errno=N
  *   API_NAME         id=ID name="..."
+ *   SUBALLOC         op=N heap=0xH ptr=0xP size=N stack=ID name="..."
  *   EXT_0xNN         len=N (an extension record this reader does not know)
  * api=NAME is the API_NAME of the id (api=N when unnamed); strings are quoted with C escapes.
  * With --raw, api and kind are numbers, and each line ends with " w=WRITER off=OFFSET".
@@ -206,6 +207,12 @@ int cmt_cmd_dump(int argc, char **argv) {
                     (unsigned long long)e->how, (long long)e->status);
             break;
         case CMT_REC_EXEC_FAILED: fprintf(f, " errno=%lld", (long long)e->status); break;
+        case CMT_REC_SUBALLOC:
+            fprintf(f, " op=%llu heap=0x%llx ptr=0x%llx size=%llu stack=%llu name=", (unsigned long long)e->how,
+                    (unsigned long long)e->handle, (unsigned long long)e->ptr, (unsigned long long)e->size,
+                    (unsigned long long)e->stack);
+            qstr(f, e->str1, e->str1_len);
+            break;
         case CMT_REC_API_NAME:
             fprintf(f, " id=%llu name=", (unsigned long long)e->id);
             qstr(f, e->str1, e->str1_len);

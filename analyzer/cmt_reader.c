@@ -70,6 +70,7 @@ static const char *const rec_names[] = {
     [CMT_REC_ALERT] = "ALERT",
     [CMT_REC_EXEC_FAILED] = "EXEC_FAILED",
     [CMT_REC_API_NAME] = "API_NAME",
+    [CMT_REC_SUBALLOC] = "SUBALLOC",
 };
 
 const char *cmt_rec_name(unsigned type) {
@@ -406,6 +407,14 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         break;
     case CMT_REC_API_NAME:
         e->id = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        break;
+    case CMT_REC_SUBALLOC:
+        e->how = cmt_get_varint(c);
+        e->handle = cmt_get_varint(c);
+        e->ptr = cmt_get_varint(c);
+        e->size = cmt_get_varint(c);
+        e->stack = cmt_get_varint(c);
         e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
         break;
     default:

@@ -3,6 +3,7 @@
  * with linear probing (the live table deletes by backward shift), sized in powers of two.
  */
 #include "cmt_replay.h"
+#include "cmt_pools.h"
 
 #include <stdbool.h>
 
@@ -738,6 +739,18 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_MARKER:
         if (!t->snapshot_only) do_marker(r, e);
         break;
+    case CMT_REC_SUBALLOC: {
+        if (t->snapshot_only) break;
+        if (!r->pools) r->pools = cmt_pools_new();
+        int64_t device = -2;
+        if (e->how == CMT_SUB_HEAP_REGISTER) {
+            /* the heap lives in a tracked allocation: usually its base */
+            size_t li = ltab_find(&t->live, CMT_SPACE_ADDR, e->ptr);
+            if (li != (size_t)-1) device = t->live.e[li].device;
+        }
+        cmt_pools_event(r->pools, e, device);
+        break;
+    }
     case CMT_REC_API_NAME: {
         if (t->snapshot_only) break;
         uint32_t *slot = map2_slot(&t->api_map, e->id, 0);
@@ -791,7 +804,10 @@ void cmt_replay_finish(struct cmt_replay *r) {
         i++;
     }
     qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
-    if (!t->snapshot_only) compute_growth(r);
+    if (!t->snapshot_only) {
+        compute_growth(r);
+        cmt_pools_finish(r->pools);
+    }
 }
 
 static void sort_devs(struct cmt_replay *r) {
@@ -873,6 +889,7 @@ void cmt_replay_free(struct cmt_replay *r) {
     }
     free(r->markers);
     free(r->growth);
+    cmt_pools_free(r->pools);
     if (t) {
         for (size_t i = 0; i < t->nseries; i++) {
             free(t->series[i].label);

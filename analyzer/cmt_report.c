@@ -632,6 +632,7 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
     fprintf(f, "\nimbalance: %s\n", a->verdict);
     cmt_ranks_text(a, f);
     cmt_markers_text(a, f);
+    cmt_pools_text(a, f);
     if (total_anomalies(a) || a->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]) {
         fprintf(f, "\nanomalies\n");
         for (int k = 0; k < CMT_AN_COUNT; k++)
@@ -847,6 +848,7 @@ void cmt_report_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_object_end(j);
     cmt_ranks_json(a, j);
     cmt_markers_json(a, j);
+    cmt_pools_json(a, j);
     cmt_json_object(j, "anomalies");
     for (int k = 0; k < CMT_AN_COUNT; k++) cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
     cmt_json_object_end(j);

@@ -13,6 +13,7 @@
 
 #include "cmt_format.h"
 #include "cmt_markers.h"
+#include "cmt_pools.h"
 #include "cmt_ranks.h"
 #include "cmt_replay.h"
 #include "cmt_suppress.h"

@@ -74,6 +74,9 @@
  *   EXEC_FAILED    zvarint errno: an exec announced by EXIT(exec) failed; the process goes on
  *   API_NAME       varint id, str name: names the "api" ids used by this dump (the hooked entry
  *                  points, e.g. "cuMemAlloc_v2"); written when the dump is created
+ *   SUBALLOC       varint op (enum cmt_suballoc_op), varint heap, varint ptr, varint size,
+ *                  varint stack, str name: a pool allocator's own bookkeeping reported through the
+ *                  NVTX memory-heap API (heap = the heap's address; regions live inside heaps)
  *
  * KEYS
  *   Allocations are keyed by (space, ptr), space = flags & CMT_FLAG_SPACE_MASK: ordinary memory
@@ -123,6 +126,7 @@ enum cmt_rec {
     CMT_REC_ALERT = 0x47,
     CMT_REC_EXEC_FAILED = 0x48,
     CMT_REC_API_NAME = 0x49,
+    CMT_REC_SUBALLOC = 0x4a,
     CMT_REC_EXT_LAST = 0x7f,
 };
 
@@ -161,6 +165,15 @@ enum cmt_exit {
     CMT_EXIT_CLEAN = 1,          /* exit() or return from main */
     CMT_EXIT_IMMEDIATE = 2,      /* _exit() / _Exit() */
     CMT_EXIT_EXEC = 3,           /* replaced by exec */
+};
+
+enum cmt_suballoc_op {
+    CMT_SUB_HEAP_REGISTER = 1,   /* ptr, size: the heap's memory; name: its NVTX message */
+    CMT_SUB_HEAP_UNREGISTER = 2, /* every region of the heap ends */
+    CMT_SUB_HEAP_RESET = 3,      /* likewise, the heap stays */
+    CMT_SUB_REGION_REGISTER = 4, /* ptr, size, stack */
+    CMT_SUB_REGION_UNREGISTER = 5,
+    CMT_SUB_REGION_RESIZE = 6,   /* ptr, new size */
 };
 
 enum cmt_marker_flags {

@@ -132,6 +132,7 @@
 /* Other names the library exports (besides the hooks above and the cmt_* API). */
 #define CMT_OTHER_EXPORTS(X)                                                                       \
     X(dlsym) X(dlopen) X(dlclose) X(_exit) X(_Exit) X(execve) X(execv) X(execvp) X(execvpe)        \
-        X(execl) X(execlp) X(execle) X(fexecve) X(exit) X(cmt_mark) X(InitializeInjectionNvtx2)
+        X(execl) X(execlp) X(execle) X(fexecve) X(exit) X(cmt_mark) X(InitializeInjectionNvtx2)     \
+        X(InitializeInjectionNvtxExtension)
 
 #endif

@@ -6,6 +6,9 @@
  * show live memory at each and label allocations made inside a range. Domains are filtered by
  * CUMEMTRACK_NVTX_DOMAINS (comma list: NAME, -NAME, * for all, "default" for the default domain;
  * default "*,-NCCL": NCCL emits a range per collective).
+ * The NVTX memory-heap extension (InitializeInjectionNvtxExtension) lets pool allocators report
+ * their sub-allocations: heaps and regions become SUBALLOC records with the region's stack, and the
+ * report shows them inside their pools.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -14,9 +17,13 @@
 #include <wchar.h>
 
 #include <nvtx3/nvToolsExt.h>
+#include <nvtx3/nvToolsExtMem.h>
 
 #include "cmt_internal.h"
 #include "cmt_signals.h"
+#include "cmt_stacks.h"
+#include "cmt_wire.h"
+#include "cmt_writer.h"
 
 struct cmt_nvtx_domain {
     bool on;
@@ -141,6 +148,105 @@ CMT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
         set_slot(t, n, NVTX_CBID_CORE2_DomainDestroy, (NvtxFunctionPointer)nv_ddestroy);
         set_slot(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)nv_dregister_a);
     }
+    return 1;
+}
+
+/* ---- the memory-heap extension ---- */
+
+static void suballoc(unsigned op, uint64_t heap, uint64_t ptr, uint64_t size, uint32_t stack, const char *name) {
+    uint8_t buf[5 * CMT_VARINT_MAX + 256 + CMT_VARINT_MAX], *p = cmt_put_varint(buf, op);
+    p = cmt_put_varint(p, heap);
+    p = cmt_put_varint(p, ptr);
+    p = cmt_put_varint(p, size);
+    p = cmt_put_varint(p, stack);
+    p = cmt_put_str(p, name ? name : "", 256);
+    cmt_emit_ext(CMT_REC_SUBALLOC, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+}
+
+static bool enter(nvtxDomainHandle_t d) {
+    if (!dom(d)->on || cmt_disabled || cmt_tls.depth > 0 || !cmt_writer_ensure()) return false;
+    cmt_tls.depth++;
+    return true;
+}
+static void leave(void) { cmt_tls.depth--; }
+
+static nvtxMemHeapHandle_t nv_heap_register(nvtxDomainHandle_t d, nvtxMemHeapDesc_t const *desc) {
+    const nvtxMemVirtualRangeDesc_t *r = desc && desc->type == NVTX_MEM_TYPE_VIRTUAL_ADDRESS
+                                             ? (const nvtxMemVirtualRangeDesc_t *)desc->typeSpecificDesc
+                                             : NULL;
+    if (!r) return NULL;
+    if (enter(d)) {
+        const char *name = desc->messageType == NVTX_MESSAGE_TYPE_ASCII ? desc->message.ascii
+                           : desc->messageType == NVTX_MESSAGE_TYPE_REGISTERED ? (const char *)desc->message.registered
+                                                                               : dom(d)->name;
+        suballoc(CMT_SUB_HEAP_REGISTER, (uintptr_t)r->ptr, (uintptr_t)r->ptr, r->size, 0, name);
+        leave();
+    }
+    return (nvtxMemHeapHandle_t)(uintptr_t)r->ptr; /* a virtual-address heap is its own handle */
+}
+
+static void heap_op(nvtxDomainHandle_t d, nvtxMemHeapHandle_t heap, unsigned op) {
+    if (!enter(d)) return;
+    suballoc(op, (uintptr_t)heap, 0, 0, 0, NULL);
+    leave();
+}
+static void nv_heap_unregister(nvtxDomainHandle_t d, nvtxMemHeapHandle_t h) { heap_op(d, h, CMT_SUB_HEAP_UNREGISTER); }
+static void nv_heap_reset(nvtxDomainHandle_t d, nvtxMemHeapHandle_t h) { heap_op(d, h, CMT_SUB_HEAP_RESET); }
+
+static void nv_regions_register(nvtxDomainHandle_t d, nvtxMemRegionsRegisterBatch_t const *b) {
+    if (!b || b->regionType != NVTX_MEM_TYPE_VIRTUAL_ADDRESS || !b->regionDescElements) return;
+    size_t step = b->regionDescElementSize ? b->regionDescElementSize : sizeof(nvtxMemVirtualRangeDesc_t);
+    bool on = enter(d);
+    uint32_t stack = on ? cmt_stack_capture() : 0;
+    for (size_t i = 0; i < b->regionCount; i++) {
+        const nvtxMemVirtualRangeDesc_t *r =
+            (const nvtxMemVirtualRangeDesc_t *)((const char *)b->regionDescElements + i * step);
+        if (on) suballoc(CMT_SUB_REGION_REGISTER, (uintptr_t)b->heap, (uintptr_t)r->ptr, r->size, stack, NULL);
+        if (b->regionHandleElementsOut) b->regionHandleElementsOut[i] = (nvtxMemRegionHandle_t)(uintptr_t)r->ptr;
+    }
+    if (on) leave();
+}
+
+static void nv_regions_resize(nvtxDomainHandle_t d, nvtxMemRegionsResizeBatch_t const *b) {
+    if (!b || b->regionType != NVTX_MEM_TYPE_VIRTUAL_ADDRESS || !b->regionDescElements || !enter(d)) return;
+    size_t step = b->regionDescElementSize ? b->regionDescElementSize : sizeof(nvtxMemVirtualRangeDesc_t);
+    for (size_t i = 0; i < b->regionDescCount; i++) {
+        const nvtxMemVirtualRangeDesc_t *r =
+            (const nvtxMemVirtualRangeDesc_t *)((const char *)b->regionDescElements + i * step);
+        suballoc(CMT_SUB_REGION_RESIZE, 0, (uintptr_t)r->ptr, r->size, 0, NULL);
+    }
+    leave();
+}
+
+static void nv_regions_unregister(nvtxDomainHandle_t d, nvtxMemRegionsUnregisterBatch_t const *b) {
+    if (!b || !b->refElements || !enter(d)) return;
+    size_t step = b->refElementSize ? b->refElementSize : sizeof(nvtxMemRegionRef_t);
+    for (size_t i = 0; i < b->refCount; i++) {
+        const nvtxMemRegionRef_t *r = (const nvtxMemRegionRef_t *)((const char *)b->refElements + i * step);
+        suballoc(CMT_SUB_REGION_UNREGISTER, 0, (uintptr_t)r->pointer, 0, 0, NULL);
+    }
+    leave();
+}
+
+CMT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *info) {
+    cmt_init();
+    if (!info || info->moduleId != NVTX_EXT_MODULEID_MEM || info->compatId != NVTX_EXT_COMPATID_MEM ||
+        info->segmentsCount < 1 || !info->segments)
+        return 1; /* other extensions: nothing to hook, not an error */
+    nvtxExtModuleSegment_t *seg = &info->segments[0];
+    struct {
+        size_t id;
+        void *fn;
+    } const slots[] = {
+        {NVTX3EXT_CBID_nvtxMemHeapRegister, (void *)nv_heap_register},
+        {NVTX3EXT_CBID_nvtxMemHeapUnregister, (void *)nv_heap_unregister},
+        {NVTX3EXT_CBID_nvtxMemHeapReset, (void *)nv_heap_reset},
+        {NVTX3EXT_CBID_nvtxMemRegionsRegister, (void *)nv_regions_register},
+        {NVTX3EXT_CBID_nvtxMemRegionsResize, (void *)nv_regions_resize},
+        {NVTX3EXT_CBID_nvtxMemRegionsUnregister, (void *)nv_regions_unregister},
+    };
+    for (size_t i = 0; i < sizeof slots / sizeof *slots; i++)
+        if (seg->functionSlots && slots[i].id < seg->slotCount) seg->functionSlots[slots[i].id] = (intptr_t)slots[i].fn;
     return 1;
 }
 
