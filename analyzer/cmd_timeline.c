@@ -148,7 +148,7 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
     } else {
         perfetto_meta(o, row->proc);
         struct cmt_json *j = &o->j;
-        double ts = (double)(p->hdr.start_realtime_ns - o->base_real + row->t) / 1e3;
+        int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
         cmt_json_object(j, NULL);
         if (!strcmp(row->event, "marker") || !strcmp(row->event, "oom")) {
             if (!strcmp(row->event, "oom")) {
@@ -162,7 +162,7 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
             }
             cmt_json_str(j, "ph", "i");
             cmt_json_str(j, "s", "p");
-            cmt_json_double(j, "ts", ts);
+            cmt_json_i64(j, "ts", ts);
             cmt_json_u64(j, "pid", o->tpid[row->proc]);
             cmt_json_u64(j, "tid", 0);
             cmt_json_object(j, "args");
@@ -179,7 +179,7 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
             cmt_json_str(j, "name", nm);
             cmt_json_str(j, "cat", "memory");
             cmt_json_str(j, "ph", "C");
-            cmt_json_double(j, "ts", ts);
+            cmt_json_i64(j, "ts", ts);
             cmt_json_u64(j, "pid", o->tpid[row->proc]);
             cmt_json_u64(j, "tid", 0);
             cmt_json_object(j, "args");

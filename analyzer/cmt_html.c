@@ -87,8 +87,9 @@ static void json_stack_ref(struct cmt_json *j, const char *key, long v) {
 
 /* ---------------------------------------------------------------- data */
 
-static double rel(const struct cmt_analysis *a, size_t proc, int64_t t_from_start, int64_t base) {
-    return (double)(a->procs[proc].hdr.start_realtime_ns - base + t_from_start) / 1e9;
+/* microseconds since the earliest process start (the script turns them into seconds) */
+static int64_t rel(const struct cmt_analysis *a, size_t proc, int64_t t_from_start, int64_t base) {
+    return (a->procs[proc].hdr.start_realtime_ns - base + t_from_start) / 1000;
 }
 
 static void uuid_of(const struct cmt_replay *r, int64_t dev, char *buf, size_t cap) {
@@ -114,7 +115,7 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
     cmt_json_u64(j, "proc", s->proc);
     cmt_json_i64(j, "dev", s->device);
     cmt_json_u64(j, "peak", s->peak);
-    cmt_json_double(j, "peak_t", rel(a, s->proc, s->peak_t, base));
+    cmt_json_i64(j, "peak_t", rel(a, s->proc, s->peak_t, base));
     json_stack_ref(j, "peak_stack", stab_get(st, s->proc, s->peak_top_stack));
     cmt_json_u64(j, "peak_stack_bytes", s->peak_top_bytes);
     /* flat [t, bytes, stack, stack_bytes, ...] in time order */
@@ -129,7 +130,7 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
         for (int k = 0; k < 3; k++) {
             if (v[k].t == lastt && k) continue;
             lastt = v[k].t;
-            cmt_json_double(j, NULL, rel(a, s->proc, v[k].t, base));
+            cmt_json_i64(j, NULL, rel(a, s->proc, v[k].t, base));
             cmt_json_u64(j, NULL, v[k].v);
             if (sr < 0) cmt_json_i64(j, NULL, -1);
             else cmt_json_i64(j, NULL, sr);
@@ -139,7 +140,7 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
     /* to the end of the process */
     int64_t end = p->replay.last_time - p->hdr.start_clock_ns;
     if (end > s->tlast) {
-        cmt_json_double(j, NULL, rel(a, s->proc, end, base));
+        cmt_json_i64(j, NULL, rel(a, s->proc, end, base));
         cmt_json_u64(j, NULL, s->last);
         cmt_json_i64(j, NULL, -1);
         cmt_json_u64(j, NULL, 0);
@@ -202,7 +203,7 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
     cmt_json_u64(j, "anomalies", anomalies);
     cmt_json_u64(j, "processes", a->nprocs);
     cmt_json_str(j, "verdict", a->verdict);
-    cmt_json_double(j, "start_unix_s", (double)base / 1e9);
+    cmt_json_i64(j, "start_unix_ms", base / 1000000);
     cmt_json_object_end(j);
     cmt_json_object(j, "anomalies");
     for (int k = 0; k < CMT_AN_COUNT; k++)
@@ -273,7 +274,7 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
             if (strcmp(u, key)) continue;
             cmt_json_object(j, NULL);
             cmt_json_u64(j, "proc", mk->proc);
-            cmt_json_double(j, "t", rel(a, mk->proc, mk->t, base));
+            cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
             cmt_json_u64(j, "requested", mk->requested);
             cmt_json_u64(j, "live", mk->live);
             cmt_json_str(j, "api", mk->label);
@@ -291,7 +292,7 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         if (mk->kind != CMT_TL_MARKER) continue;
         cmt_json_object(j, NULL);
         cmt_json_u64(j, "proc", mk->proc);
-        cmt_json_double(j, "t", rel(a, mk->proc, mk->t, base));
+        cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
         cmt_json_str(j, "label", mk->label ? mk->label : "");
         cmt_json_object_end(j);
     }
@@ -302,7 +303,7 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         if (mk->kind != CMT_TL_OOM || mk->device >= 0) continue;
         cmt_json_object(j, NULL);
         cmt_json_u64(j, "proc", mk->proc);
-        cmt_json_double(j, "t", rel(a, mk->proc, mk->t, base));
+        cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
         cmt_json_u64(j, "requested", mk->requested);
         cmt_json_object_end(j);
     }
@@ -336,7 +337,7 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
             uuid_of(r, d->ordinal, u, sizeof u);
             cmt_json_str(j, "uuid", u);
             cmt_json_u64(j, "bytes", d->peak);
-            cmt_json_double(j, "t", rel(a, i, d->peak_time - a->procs[i].hdr.start_clock_ns, base));
+            cmt_json_i64(j, "t", rel(a, i, d->peak_time - a->procs[i].hdr.start_clock_ns, base));
             cmt_json_array(j, "top");
             for (size_t s = 0; s < d->npeak_top && s < top; s++) {
                 cmt_json_object(j, NULL);
@@ -423,12 +424,15 @@ static const char html_css[] =
 static const char html_js[] =
     "(function(){'use strict';\n"
     "var D=JSON.parse(document.getElementById('cmt-data').textContent);\n"
+    "(function(){var u=function(x){return x/1e6;};D.gpus.forEach(function(g){g.series.forEach(function(s){s.peak_t=u(s.peak_t);for(var i=0;i<s.pts.length;i+=4)s.pts[i]=u(s.pts[i]);});g.ooms.forEach(function(o){o.t=u(o.t);});});\n"
+    " D.markers.forEach(function(m){m.t=u(m.t);});D.host_ooms.forEach(function(m){m.t=u(m.t);});D.peaks.forEach(function(p){p.t=u(p.t);});})();\n"
     "var NS='http://www.w3.org/2000/svg';\n"
     "var COL=['#2563eb','#16a34a','#d97706','#9333ea','#0891b2','#db2777','#65a30d','#7c3aed','#0d9488','#ea580c'];\n"
     "function el(t,a,p){var e=document.createElement(t);if(a)for(var k in a){if(k==='text')e.textContent=a[k];else e.setAttribute(k,a[k]);}if(p)p.appendChild(e);return e;}\n"
     "function sv(t,a,p){var e=document.createElementNS(NS,t);if(a)for(var k in a){if(k==='text')e.textContent=a[k];else e.setAttribute(k,a[k]);}if(p)p.appendChild(e);return e;}\n"
     "function hs(b){var u=['B','KiB','MiB','GiB','TiB','PiB'],i=0,v=b;if(v<1024)return v+' B';while(v>=1024&&i<5){v/=1024;i++;}return (v<10?v.toFixed(2):v<100?v.toFixed(1):v.toFixed(0))+' '+u[i];}\n"
-    "function ts(s){return s<1?(s*1000).toFixed(s<0.01?3:1)+' ms':s<120?s.toFixed(s<10?3:1)+' s':(s/60).toFixed(1)+' min';}\n"
+    "function nice(r){if(!(r>0))return 1;var m=Math.pow(10,Math.floor(Math.log10(r))),n=r/m;return (n<1.5?1:n<2.25?2:n<3.5?2.5:n<7.5?5:10)*m;}\n"
+    "function ts(s){return s===0?'0':s<1?+(s*1000).toFixed(3)+' ms':s<120?+s.toFixed(3)+' s':+(s/60).toFixed(2)+' min';}\n"
     "function pl(p){var r=D.processes[p];return (r.rank>=0?'rank '+r.rank+' ':'')+'pid '+r.pid;}\n"
     "function frames(i){return i===null||i===undefined||i<0?[]:(D.stacks[i]||[]);}\n"
     "function stackDetails(i,p){var f=frames(i),d=el('details',null,p);var s=el('summary',{text:f.length?f[Math.min(f.length-1,firstUser(f))]:'(no stack recorded)'},d);if(!f.length){s.className='muted';return d;}var o=el('ol',null,d);f.forEach(function(x){el('li',{text:x},o);});return d;}\n"
@@ -440,10 +444,10 @@ static const char html_js[] =
     "card('leaked',hs(S.leaked_bytes),S.leaked_bytes>0);card('leak sites',String(S.leak_sites),S.leak_sites>0);\n"
     "card('OOM errors',String(S.ooms),S.ooms>0);card('processes',String(S.processes));card('GPUs',String(D.gpus.length));\n"
     "card('anomalies',String(S.anomalies),S.anomalies>0);\n"
-    "if(S.start_unix_s){var st=new Date(S.start_unix_s*1000);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\\.\\d+Z$/,' UTC');}\n"
+    "if(S.start_unix_ms){var st=new Date(S.start_unix_ms);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\\.\\d+Z$/,' UTC');}\n"
     /* GPU charts */
     "var tmax=0;D.gpus.forEach(function(g){g.series.forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});\n"
-    "D.markers.forEach(function(m){tmax=Math.max(tmax,m.t);});if(tmax<=0)tmax=1e-3;\n"
+    "D.markers.forEach(function(m){tmax=Math.max(tmax,m.t);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;\n"
     "var gs=el('section',null,root);el('h2',{text:'Live device memory over time'},gs);\n"
     "if(!D.gpus.length)el('p',{'class':'muted',text:'No device memory recorded.'},gs);\n"
     "D.gpus.forEach(function(g,gi){chart(gs,g,gi);});\n"
@@ -453,14 +457,15 @@ static const char html_js[] =
     " g.series.forEach(function(s,i){var sp=el('span',null,lg);el('i',{style:'background:'+COL[i%COL.length]},sp);sp.appendChild(document.createTextNode(pl(s.proc)+' (device '+s.dev+'), peak '+hs(s.peak)));});\n"
     " var sp0=el('span',null,lg);sp0.appendChild(document.createTextNode('GPU peak (sum) '+hs(g.peak)+(g.total?' of '+hs(g.total):'')+', leaked '+hs(g.leaked)));\n"
     " var box=el('div',{'class':'chart'},sec),W=Math.max(600,(box.clientWidth||1200)),H=230,L=74,R=16,T=22,B=28;\n"
-    " var ymax=1;g.series.forEach(function(s){ymax=Math.max(ymax,s.peak);});g.ooms.forEach(function(o){ymax=Math.max(ymax,o.live);});ymax*=1.12;\n"
+    " var ymax=1;g.series.forEach(function(s){ymax=Math.max(ymax,s.peak);});g.ooms.forEach(function(o){ymax=Math.max(ymax,o.live);});\n"
+    " var un=Math.pow(1024,Math.max(0,Math.floor(Math.log(ymax)/Math.log(1024)))),ys=nice(ymax*1.08/un/4)*un;ymax=Math.ceil(ymax*1.08/ys)*ys;var xs=XS;\n"
     " var svg=sv('svg',{viewBox:'0 0 '+W+' '+H,height:H,'class':'gpu-chart','data-gpu':g.uuid},box);\n"
     " function X(t){return L+(W-L-R)*t/tmax;}function Y(v){return T+(H-T-B)*(1-v/ymax);}\n"
-    " for(var k=0;k<=4;k++){var v=ymax*k/4,y=Y(v);sv('line',{x1:L,x2:W-R,y1:y,y2:y,stroke:'#e5e7eb'},svg);sv('text',{x:L-6,y:y+4,'text-anchor':'end','font-size':11,fill:'#6b7280',text:hs(Math.round(v))},svg);}\n"
-    " for(var k2=0;k2<=8;k2++){var t=tmax*k2/8,x=X(t);sv('line',{x1:x,x2:x,y1:H-B,y2:H-B+4,stroke:'#9ca3af'},svg);sv('text',{x:x,y:H-B+16,'text-anchor':'middle','font-size':11,fill:'#6b7280',text:ts(t)},svg);}\n"
+    " for(var v=0;v<=ymax+ys/2;v+=ys){var y=Y(v);sv('line',{x1:L,x2:W-R,y1:y,y2:y,stroke:'#e5e7eb'},svg);sv('text',{x:L-6,y:y+4,'text-anchor':'end','font-size':11,fill:'#6b7280',text:hs(Math.round(v))},svg);}\n"
+    " for(var t=0;t<=tmax*1.0001;t+=xs){var x=X(t);sv('line',{x1:x,x2:x,y1:H-B,y2:H-B+4,stroke:'#9ca3af'},svg);sv('text',{x:x,y:H-B+16,'text-anchor':'middle','font-size':11,fill:'#6b7280',text:ts(t)},svg);}\n"
     " sv('line',{x1:L,x2:W-R,y1:H-B,y2:H-B,stroke:'#9ca3af'},svg);\n"
     " var mine={};g.series.forEach(function(s){mine[s.proc]=1;});var marks=D.markers.filter(function(m){return mine[m.proc];});\n"
-    " marks.forEach(function(m){var x=X(m.t);sv('line',{x1:x,x2:x,y1:T,y2:H-B,stroke:'#9ca3af','stroke-dasharray':'3,3','class':'marker'},svg);var tt=sv('text',{x:x+3,y:T-6,'font-size':10,fill:'#6b7280',text:m.label.length>24?m.label.slice(0,23)+'\\u2026':m.label},svg);sv('title',{text:m.label+' ('+pl(m.proc)+', '+ts(m.t)+')'},tt);});\n"
+    " marks.forEach(function(m){var x=X(m.t);sv('line',{x1:x,x2:x,y1:T,y2:H-B,stroke:'#9ca3af','stroke-dasharray':'3,3','class':'marker'},svg);var nr=x>W-R-140,tt=sv('text',{x:nr?x-3:x+3,y:T-6,'text-anchor':nr?'end':'start','font-size':10,fill:'#6b7280',text:m.label.length>24?m.label.slice(0,23)+'\\u2026':m.label},svg);sv('title',{text:m.label+' ('+pl(m.proc)+', '+ts(m.t)+')'},tt);});\n"
     " if(g.total&&g.total<ymax){var yt=Y(g.total);sv('line',{x1:L,x2:W-R,y1:yt,y2:yt,stroke:'#dc2626','stroke-dasharray':'6,3','stroke-width':1},svg);sv('text',{x:W-R,y:yt-4,'text-anchor':'end','font-size':10,fill:'#dc2626',text:'capacity '+hs(g.total)},svg);}\n"
     " g.series.forEach(function(s,i){var p=s.pts,d='',c=COL[i%COL.length];if(!p.length)return;d='M'+X(p[0]).toFixed(1)+' '+Y(p[1]).toFixed(1);\n"
     "  for(var j=4;j<p.length;j+=4){d+='H'+X(p[j]).toFixed(1)+'V'+Y(p[j+1]).toFixed(1);}\n"
