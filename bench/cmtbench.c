@@ -11,10 +11,15 @@
  *       Each thread first recurses through DEPTH noinline frames (so a stack captured in the loop
  *       really is at least DEPTH frames deep), warms up, waits on a barrier, then runs PAIRS pairs.
  *       LIVE (cuda only): allocations made first and kept live to the end (freed before exit).
- *       Prints: ns_per_pair (wall / pairs per thread), mpairs_per_s (all threads), wall_s.
+ *       Prints: ns_per_pair (wall / pairs per thread), mpairs_per_s (all threads), wall_s, user_ns
+ *       and sys_ns (CPU time per pair over the timed loop), pairs_total (every alloc+free pair the
+ *       process made, warm-up included; LIVE allocations count as one pair each).
  *   cmtbench live N
  *       Keeps N cuMemAlloc_v2(256) allocations live and prints how the process's anonymous RSS,
  *       file-backed RSS and malloc arena grew over them (anon_delta, file_delta, heap_delta bytes).
+ *   cmtbench exec CMD [ARG]...
+ *       Runs CMD (stdout to /dev/null) and prints its wall time and peak RSS (wait4's ru_maxrss):
+ *       wall_s, maxrss_kb, status. Used for the analyzer, so nothing else needs to be installed.
  */
 #include <cuda.h>
 #include <malloc.h>
@@ -23,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *api;
 static long pairs, live_n;
@@ -69,13 +77,49 @@ static void run_loop(long n) {
         loop_malloc(n);
 }
 
-static double t_start;
 
-/* The measured part, called at the bottom of the recursion. */
+static int cmd_exec(char **argv) {
+    double t0 = now_s();
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout)) _exit(127);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st = 0;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) < 0) return 1;
+    printf("wall_s %.4f maxrss_kb %ld status %d\n", now_s() - t0, ru.ru_maxrss,
+           WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    return 0;
+}
+
+struct tstat {
+    double t0, t1, cpu_user, cpu_sys;
+};
+static __thread struct tstat *my_stat;
+
+static void thread_cpu(double *user, double *sys) {
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    *user = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6;
+    *sys = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The measured part, called at the bottom of the recursion. Each thread times itself (the main
+ * thread may be descheduled on a loaded machine). */
 __attribute__((noinline)) static void bottom(void) {
+    struct tstat *st = my_stat;
+    double u0, s0, u1, s1;
     run_loop(pairs / 100 + 1000); /* warm-up: per-thread blocks, stack cache, free lists */
     pthread_barrier_wait(&start_bar);
+    thread_cpu(&u0, &s0);
+    st->t0 = now_s();
     run_loop(pairs);
+    st->t1 = now_s();
+    thread_cpu(&u1, &s1);
+    st->cpu_user = u1 - u0;
+    st->cpu_sys = s1 - s0;
     pthread_barrier_wait(&end_bar);
 }
 
@@ -89,7 +133,7 @@ __attribute__((noinline)) static void descend(int d) {
 }
 
 static void *thread_main(void *arg) {
-    (void)arg;
+    my_stat = arg;
     if (strcmp(api, "cuda") == 0)
         CK(cuCtxSetCurrent(ctx));
     descend(depth);
@@ -137,6 +181,7 @@ static int cmd_live(long n) {
 
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "live") == 0) return cmd_live(atol(argv[2]));
+    if (argc >= 3 && strcmp(argv[1], "exec") == 0) return cmd_exec(argv + 2);
     if (argc < 6 || strcmp(argv[1], "pairs") != 0) {
         fprintf(stderr, "usage: cmtbench pairs cuda|malloc DEPTH PAIRS THREADS [LIVE] | live N\n");
         return 2;
@@ -158,14 +203,24 @@ int main(int argc, char **argv) {
     pthread_barrier_init(&start_bar, NULL, (unsigned)threads + 1);
     pthread_barrier_init(&end_bar, NULL, (unsigned)threads + 1);
     pthread_t *t = calloc((size_t)threads, sizeof *t);
-    for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, thread_main, NULL);
+    struct tstat *ts = calloc((size_t)threads, sizeof *ts);
+    for (int i = 0; i < threads; i++) pthread_create(&t[i], NULL, thread_main, &ts[i]);
     pthread_barrier_wait(&start_bar);
-    t_start = now_s();
     pthread_barrier_wait(&end_bar);
-    double wall = now_s() - t_start;
     for (int i = 0; i < threads; i++) pthread_join(t[i], NULL);
+    double first = ts[0].t0, last = ts[0].t1, user = 0, sys = 0;
+    for (int i = 0; i < threads; i++) {
+        if (ts[i].t0 < first) first = ts[i].t0;
+        if (ts[i].t1 > last) last = ts[i].t1;
+        user += ts[i].cpu_user;
+        sys += ts[i].cpu_sys;
+    }
+    double wall = last - first; /* from the first thread's start to the last one's end */
     for (long i = 0; i < live_n; i++) CK(cuMemFree_v2(live[i]));
-    printf("ns_per_pair %.2f mpairs_per_s %.3f wall_s %.4f\n", wall * 1e9 / (double)pairs,
-           (double)pairs * threads / wall / 1e6, wall);
+    /* user/sys: CPU time of all threads over the timed loop, per pair made by any thread */
+    double total = (double)pairs * threads;
+    printf("ns_per_pair %.2f mpairs_per_s %.3f wall_s %.4f user_ns %.2f sys_ns %.2f pairs_total %.0f\n",
+           wall * 1e9 / (double)pairs, total / wall / 1e6, wall, user * 1e9 / total, sys * 1e9 / total,
+           (double)(pairs + pairs / 100 + 1000) * threads + 2.0 * live_n);
     return 0;
 }

@@ -1,0 +1,290 @@
+#!/usr/bin/env bash
+# bench/run.sh — the driver behind `make bench`; writes BENCHMARKS.md (or the path given as $1).
+#
+# Runs bench/cmtbench (see its header) on the fake CUDA driver with FAKECUDA_FAST=1, with and
+# without LD_PRELOAD=build/libcumemtrack.so, BENCH_REPS times (default 7). Every repetition runs
+# all the configurations of a section one after another, so a ratio is computed inside one
+# repetition from runs made side by side; each figure is reported as median (min–max) over the
+# repetitions. Sections:
+#   1. ns per cuMemAlloc_v2+cuMemFree_v2 pair: no tracker, CUMEMTRACK_DEPTH 0/8/32/64 (the caller's
+#      stack is really that deep);
+#   2. the same pattern through malloc/free under heaptrack, depth 32, vs ours at depth 32;
+#   3. two threads vs one (tracker on, depth 0 and 32);
+#   4. dump bytes per pair; tracker memory per live allocation (RSS with vs without the tracker);
+#   5. the analyzer: events/s and peak RSS on two dumps with the same live set, different sizes.
+# Benchmarks assert nothing: a missed target is reported, never a failure.
+set -u
+OUT=${1:-BENCHMARKS.md}
+B=${BUILD:-build}
+REPS=${BENCH_REPS:-7}
+ROOT=$(pwd)
+BIN=$ROOT/$B/bench/cmtbench
+LIB=$ROOT/$B/libcumemtrack.so
+ANALYZER=$ROOT/$B/cumemtrack
+FAKE=$ROOT/$B/tests/fakecuda
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cmtbench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+R=$TMP/r
+mkdir -p "$R"
+export FAKECUDA_FAST=1 CUMEMTRACK_QUIET=1
+export LD_LIBRARY_PATH=$FAKE${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unset CUMEMTRACK_DEPTH CUMEMTRACK_DISABLE LD_PRELOAD
+
+# Pair counts per run (the figures are per pair; these only set the run lengths).
+N_FAST=${BENCH_N_FAST:-2000000}   # untracked runs
+N_TRK=${BENCH_N_TRK:-1000000}     # tracked runs (also the dump-size run: >= 1M pairs)
+N_HT=${BENCH_N_HT:-100000}        # heaptrack runs
+N_LIVE=${BENCH_N_LIVE:-1000000}   # live allocations for the memory figure
+AN_LIVE=${BENCH_AN_LIVE:-100000}  # analyzer dumps: live set
+AN_SMALL=${BENCH_AN_SMALL:-5000000}  # analyzer dumps: churn pairs (small: >= 10M events)
+AN_REPS=${BENCH_AN_REPS:-5}          # analyzer repetitions (symbolizing runs are slow)
+AN_BIG=${BENCH_AN_BIG:-10000000}     # analyzer dumps: churn pairs (big)
+
+log() { echo "bench: $*" >&2; }
+add() { echo "$2" >>"$R/$1"; }                         # add KEY VALUE
+field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'; }
+# fig KEY [SCALE]: "median (min–max)" of the values recorded under KEY
+fig() {
+    local f=$R/$1
+    [ -s "$f" ] || { echo "n/a"; return; }
+    sort -g "$f" | awk -v s="${2:-1}" '{ v[NR] = $1 * s } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        p = (m >= 100 || m == int(m)) ? "%.0f" : (m >= 10 ? "%.1f" : (m >= 1 ? "%.2f" : "%.3f"));
+        printf(p " (" p "–" p ")", m, v[1], v[NR]) }'
+}
+median() { [ -s "$R/$1" ] && sort -g "$R/$1" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "nan"; else printf("%.4f\n", a / b) }'; }
+sub_() { awk -v a="$1" -v b="$2" 'BEGIN { printf("%.3f\n", a - b) }'; }
+verdict() { # verdict VALUE OP TARGET -> "met" / "MISSED by X%"
+    awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+        ok = op == "<=" ? v <= t : v >= t
+        if (v == "" || v == "n/a") { print "n/a"; exit }
+        if (ok) print "met"; else printf("**missed** by %.0f%%\n", op == "<=" ? (v / t - 1) * 100 : (1 - v / t) * 100) }'
+}
+
+# pairs OUTVAR DEPTHENV ARGS...: runs cmtbench pairs; DEPTHENV "-" = untracked, else CUMEMTRACK_DEPTH.
+# Leaves the output line in $LINE and the dump (if any) in $DUMP.
+DUMP=
+LINE=
+pairs() {
+    local d=$1
+    shift
+    rm -f "$TMP"/*.cmt
+    if [ "$d" = - ]; then
+        LINE=$(timeout 300 "$BIN" pairs "$@")
+        DUMP=
+    else
+        LINE=$(CUMEMTRACK_OUTPUT=$TMP/run.cmt CUMEMTRACK_DEPTH=$d LD_PRELOAD=$LIB timeout 300 "$BIN" pairs "$@")
+        DUMP=$TMP/run.cmt
+    fi
+    [ -n "$LINE" ] || log "run failed: depth=$d $*"
+}
+
+[ -x "$BIN" ] && [ -f "$LIB" ] && [ -f "$FAKE/libcuda.so.1" ] || {
+    echo "bench: build first: make all $B/tests/fakecuda/libcuda.so.1 $B/bench/cmtbench" >&2
+    exit 1
+}
+START=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- 1 + 2 + 3 + 4a: repetitions, configurations side by side ------------------------------
+HEAPTRACK=$(command -v heaptrack || true)
+for rep in $(seq 1 "$REPS"); do
+    log "repetition $rep/$REPS"
+    pairs - cuda 32 "$N_FAST" 1; base=$(field ns_per_pair <<<"$LINE"); add base "$base"
+    for d in 0 8 32 64; do
+        pairs "$d" cuda "$d" "$N_TRK" 1
+        ns=$(field ns_per_pair <<<"$LINE")
+        add "trk$d" "$ns"
+        add "ovh$d" "$(sub_ "$ns" "$base")"
+        add "sys$d" "$(awk -v u="$(field user_ns <<<"$LINE")" -v s="$(field sys_ns <<<"$LINE")" 'BEGIN { if (u + s > 0) printf("%.0f", 100 * s / (u + s)) }')"
+        if [ -n "$DUMP" ] && [ -f "$DUMP" ]; then
+            add "dump$d" "$(ratio "$(stat -c %s "$DUMP")" "$(field pairs_total <<<"$LINE")")"
+        fi
+    done
+    # 2: malloc/free at depth 32, plain and under heaptrack (default mode: recording piped to
+    # heaptrack_interpret; --raw: recording only, compressed to a file)
+    pairs - malloc 32 "$N_FAST" 1; mbase=$(field ns_per_pair <<<"$LINE"); add mbase "$mbase"
+    if [ -n "$HEAPTRACK" ]; then
+        for mode in default raw; do
+            flag=; [ $mode = raw ] && flag=--raw
+            l=$(timeout 300 "$HEAPTRACK" $flag -o "$TMP/ht" "$BIN" pairs malloc 32 "$N_HT" 1 </dev/null 2>&1 | grep ns_per_pair)
+            rm -f "$TMP"/ht*
+            ht=$(field ns_per_pair <<<"$l")
+            [ -n "$ht" ] || { log "heaptrack run failed"; continue; }
+            add "ht_$mode" "$ht"
+            hto=$(sub_ "$ht" "$mbase"); add "htovh_$mode" "$hto"
+            add "htratio_$mode" "$(ratio "$(tail -1 "$R/ovh32")" "$hto")"
+        done
+    fi
+    # 3: threads (throughput, all threads together)
+    for d in 0 32; do
+        pairs "$d" cuda 32 "$N_TRK" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"
+        pairs "$d" cuda 32 "$N_TRK" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"
+        add "thrratio_$d" "$(ratio "$t2" "$t1")"
+    done
+    pairs - cuda 32 "$N_FAST" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"
+    pairs - cuda 32 "$N_FAST" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"
+    add thrratio_u "$(ratio "$u2" "$u1")"
+    # 4b: memory per live allocation
+    l0=$(timeout 300 "$BIN" live "$N_LIVE")
+    l1=$(CUMEMTRACK_OUTPUT=$TMP/live.cmt CUMEMTRACK_DEPTH=32 LD_PRELOAD=$LIB timeout 300 "$BIN" live "$N_LIVE")
+    rm -f "$TMP"/live.cmt*
+    for k in anon_delta file_delta heap_delta; do
+        a=$(field $k <<<"$l0"); b=$(field $k <<<"$l1")
+        [ -n "$a" ] && [ -n "$b" ] && add "mem_$k" "$(ratio "$(sub_ "$b" "$a")" "$N_LIVE")"
+        [ -n "$a" ] && add "fake_$k" "$(ratio "$a" "$N_LIVE")"
+    done
+done
+
+# ---- 5: analyzer -------------------------------------------------------------------------
+AN_STATUS=
+an_reason() { AN_STATUS="not measured: $*"; log "$AN_STATUS"; }
+if [ ! -x "$ANALYZER" ]; then
+    an_reason "$B/cumemtrack was not built"
+else
+    for size in small big; do
+        n=$AN_SMALL; [ $size = big ] && n=$AN_BIG
+        log "analyzer: recording the $size dump ($n pairs, $AN_LIVE live)"
+        pairs 8 cuda 8 "$n" 1 "$AN_LIVE"
+        if [ -z "$LINE" ] || [ ! -f "$DUMP" ]; then an_reason "recording the $size dump failed"; break; fi
+        mv "$DUMP" "$TMP/an_$size.dump"
+        echo "$(field pairs_total <<<"$LINE")" >"$TMP/an_$size.pairs"
+        add "an_bytes_$size" "$(stat -c %s "$TMP/an_$size.dump")"
+    done
+    if [ -z "$AN_STATUS" ]; then
+        for rep in $(seq 1 "$AN_REPS"); do
+            log "analyzer repetition $rep/$AN_REPS"
+            for size in small big; do
+                ev=$(awk '{ printf("%.0f", $1 * 2) }' "$TMP/an_$size.pairs")
+                for sym in nosym sym; do
+                    flag=; [ $sym = nosym ] && flag=--no-symbols
+                    l=$("$BIN" exec "$ANALYZER" report --json $flag "$TMP/an_$size.dump")
+                    st=$(field status <<<"$l")
+                    if [ "$st" != 0 ] && [ "$st" != 1 ]; then
+                        an_reason "'cumemtrack report --json $flag' exited with status $st"
+                        break 3
+                    fi
+                    w=$(field wall_s <<<"$l")
+                    add "an_meps_${size}_$sym" "$(awk -v e="$ev" -v w="$w" 'BEGIN { printf("%.3f", e / w / 1e6) }')"
+                    add "an_rss_${size}_$sym" "$(awk -v k="$(field maxrss_kb <<<"$l")" 'BEGIN { printf("%.1f", k / 1024) }')"
+                done
+            done
+        done
+    fi
+fi
+END=$(date +%s)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- the report --------------------------------------------------------------------------
+cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+glibc=$(ldd --version 2>/dev/null | head -1 | sed 's/^ldd //')
+ccv=$(${CC:-cc} --version 2>/dev/null | head -1)
+htv=$([ -n "$HEAPTRACK" ] && "$HEAPTRACK" --version 2>/dev/null | head -1)
+o0=$(median ovh0); o32=$(median ovh32)
+{
+cat <<EOF
+# cumemtrack benchmarks
+
+Generated by \`make bench\` (bench/run.sh, workload bench/cmtbench.c) — do not edit by hand.
+Benchmarks are not tests: nothing here is asserted by \`make test\`.
+
+- Command: \`make bench\` (BENCH_REPS=$REPS)
+- Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $((END - START)) s
+- Machine: $cpu, $(nproc) cores, Linux $(uname -r) ($(uname -m)); $glibc; $ccv
+- Load average (1/5/15 min) at start: $LOAD0; at end: $LOAD1 (other work on the machine
+  inflates wall-clock figures and spreads min–max; ratios taken side by side suffer less)
+- Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown); dump directory: $(df -T "$TMP" 2>/dev/null | awk 'NR == 2 { print $2 }') (${TMPDIR:-/tmp})
+- Driver: the fake CUDA driver tests/fakecuda (\`$B/tests/fakecuda/libcuda.so.1\`) with FAKECUDA_FAST=1
+  (bump arena + per-thread free lists); the program links the toolkit stub libcuda.so.
+- Every figure: **median (min–max) over $REPS repetitions**. Within a repetition every
+  configuration runs one after the other, and ratios are taken inside a repetition (side by side),
+  then summarized. Overhead = tracked ns/pair − untracked ns/pair of the same repetition.
+
+## 1. Overhead per cuMemAlloc_v2 + cuMemFree_v2 pair
+
+One thread, caller stack really D frames deep (D noinline recursive frames before the loop;
+D = 32 for the untracked run), $N_TRK pairs per tracked run, $N_FAST untracked.
+
+| configuration | ns / pair | overhead ns / pair | kernel % of CPU time (getrusage) | target | |
+|---|---|---|---|---|---|
+| no tracker | $(fig base) | — | — | | |
+| CUMEMTRACK_DEPTH=0 | $(fig trk0) | $(fig ovh0) | $(fig sys0) | ≤ 60 | $(verdict "$o0" "<=" 60) |
+| CUMEMTRACK_DEPTH=8 | $(fig trk8) | $(fig ovh8) | $(fig sys8) | | |
+| CUMEMTRACK_DEPTH=32 | $(fig trk32) | $(fig ovh32) | $(fig sys32) | ≤ 450 | $(verdict "$o32" "<=" 450) |
+| CUMEMTRACK_DEPTH=64 | $(fig trk64) | $(fig ovh64) | $(fig sys64) | | |
+
+## 2. Versus heaptrack (malloc/free, depth 32)
+
+The same loop through malloc(256)/free under ${htv:-heaptrack (not installed)}, caller stack 32
+frames deep, $N_HT pairs per heaptrack run. Ratio = our added ns/pair on CUDA calls at depth 32
+÷ heaptrack's added ns/pair on malloc/free at depth 32, per repetition. Target ≤ 0.3.
+
+| configuration | ns / pair | added ns / pair | ours ÷ heaptrack | |
+|---|---|---|---|---|
+| malloc/free, no tool | $(fig mbase) | — | | |
+| heaptrack (default: piped to heaptrack_interpret) | $(fig ht_default) | $(fig htovh_default) | $(fig htratio_default) | $(verdict "$(median htratio_default)" "<=" 0.3) |
+| heaptrack --raw (record only) | $(fig ht_raw) | $(fig htovh_raw) | $(fig htratio_raw) | $(verdict "$(median htratio_raw)" "<=" 0.3) |
+| cumemtrack, depth 32 (CUDA, from §1) | $(fig trk32) | $(fig ovh32) | | |
+
+## 3. Two threads versus one
+
+Throughput of all threads together (M pairs/s), $N_TRK pairs per thread, caller depth 32.
+Target: 2 threads ≥ 1.6 × 1 thread.
+
+| configuration | 1 thread | 2 threads | ratio | |
+|---|---|---|---|---|
+| no tracker | $(fig thr1_u) | $(fig thr2_u) | $(fig thrratio_u) | |
+| CUMEMTRACK_DEPTH=0 | $(fig thr1_0) | $(fig thr2_0) | $(fig thrratio_0) | $(verdict "$(median thrratio_0)" ">=" 1.6) |
+| CUMEMTRACK_DEPTH=32 | $(fig thr1_32) | $(fig thr2_32) | $(fig thrratio_32) | $(verdict "$(median thrratio_32)" ">=" 1.6) |
+
+## 4. Space
+
+Dump bytes per alloc+free pair: file size ÷ pairs made by the process (the $N_TRK-pair runs of
+§1, warm-up included; a 4 KiB header and one partly used 64 KiB block are part of the file).
+Target ≤ 24.
+
+| CUMEMTRACK_DEPTH | 0 | 8 | 32 | 64 | |
+|---|---|---|---|---|---|
+| bytes / pair | $(fig dump0) | $(fig dump8) | $(fig dump32) | $(fig dump64) | $(verdict "$(median dump32)" "<=" 24) (depth 32) |
+
+Tracker memory per live allocation: \`cmtbench live $N_LIVE\` keeps $N_LIVE cuMemAlloc_v2(256)
+allocations live and reads /proc/self/status and mallinfo2() before and after; the figure is
+(growth with the tracker, depth 32) − (growth without it, i.e. the fake driver's own use), ÷ $N_LIVE.
+Target ≤ 64 B.
+
+| bytes per live allocation | tracker (with − without) | fake driver alone |
+|---|---|---|
+| RssAnon (anonymous memory: tables, heap) | $(fig mem_anon_delta) | $(fig fake_anon_delta) |
+| malloc arena (mallinfo2 arena + hblkhd) | $(fig mem_heap_delta) | $(fig fake_heap_delta) |
+| RssFile (the dump's mapped pages) | $(fig mem_file_delta) | $(fig fake_file_delta) |
+
+Verdict (RssAnon): $(verdict "$(median mem_anon_delta)" "<=" 64)
+
+## 5. Analyzer
+
+EOF
+if [ -n "$AN_STATUS" ]; then
+    echo "$AN_STATUS"
+else
+    sp=$(cat "$TMP/an_small.pairs"); bp=$(cat "$TMP/an_big.pairs")
+    cat <<EOF
+\`cumemtrack report --json [--no-symbols] DUMP\`, wall time and peak RSS (wait4 ru_maxrss) of the
+analyzer process, median (min–max) over $AN_REPS repetitions. Both dumps were recorded at CUMEMTRACK_DEPTH=8 with the same live set
+($AN_LIVE allocations kept live, then churn); events = 2 × pairs. Target ≥ 20 M events/s, and
+peak RSS that follows the live set, not the file size.
+
+| dump | events | file MB | mode | M events/s | peak RSS MB | |
+|---|---|---|---|---|---|---|
+| small | $(awk -v p="$sp" 'BEGIN { printf("%.1f M", 2 * p / 1e6) }') | $(fig an_bytes_small 0.000001) | --no-symbols | $(fig an_meps_small_nosym) | $(fig an_rss_small_nosym) | $(verdict "$(median an_meps_small_nosym)" ">=" 20) |
+| small | | | symbols | $(fig an_meps_small_sym) | $(fig an_rss_small_sym) | $(verdict "$(median an_meps_small_sym)" ">=" 20) |
+| big | $(awk -v p="$bp" 'BEGIN { printf("%.1f M", 2 * p / 1e6) }') | $(fig an_bytes_big 0.000001) | --no-symbols | $(fig an_meps_big_nosym) | $(fig an_rss_big_nosym) | $(verdict "$(median an_meps_big_nosym)" ">=" 20) |
+| big | | | symbols | $(fig an_meps_big_sym) | $(fig an_rss_big_sym) | $(verdict "$(median an_meps_big_sym)" ">=" 20) |
+EOF
+fi
+if [ -f bench/NOTES.md ]; then
+    echo
+    cat bench/NOTES.md
+fi
+} >"$OUT"
+log "wrote $OUT in $((END - START)) s"
