@@ -40,7 +40,7 @@ static struct {
 } W = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 static __thread bool creating; /* this thread is writing the new dump's first records */
 
-static atomic_int warned_stop, warned_create;
+static atomic_int warned_stop, warned_create, warned_escape;
 
 uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&W.seq, 1, memory_order_relaxed) + 1; }
 
@@ -124,6 +124,9 @@ static void expand_template(char *out, size_t cap) {
         default: {
             char two[3] = {'%', *s, 0};
             at = append(out, at, cap, two);
+            cmt_warn_once(&warned_escape, "warning: CUMEMTRACK_OUTPUT=\"%s\": unknown %%%c kept as "
+                          "is (known: %%h host, %%p pid, %%r rank, %%%% a percent sign)",
+                          cmt_cfg.output_template, *s);
         }
         }
     }
