@@ -864,6 +864,20 @@ int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
     return 0;
 }
 
+void cmt_replay_trim(struct cmt_replay *r) {
+    struct cmt_replay_live *t = r->t;
+    if (!t) return;
+    free(t->live.e);
+    free(t->freed.e);
+    memset(&t->live, 0, sizeof t->live);
+    memset(&t->freed, 0, sizeof t->freed);
+    free(t->ring_ptr);
+    free(t->ring_space);
+    t->ring_ptr = NULL;
+    t->ring_space = NULL;
+    t->ring_pos = t->ring_n = 0;
+}
+
 void cmt_replay_free(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
     for (size_t i = 0; i < r->ndevs; i++) free(r->devs[i].peak_top);

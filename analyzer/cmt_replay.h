@@ -158,6 +158,9 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *ev);
 /* Ends the stream: what is live becomes a leak ("exit", or "died" when no EXIT was seen). */
 void cmt_replay_finish(struct cmt_replay *r);
 void cmt_replay_free(struct cmt_replay *r);
+/* After the stream (cmt_replay_dump done): frees the tables only events need (live and recently
+ * freed pointers), keeping the summaries, stacks and definitions; no more events may follow. */
+void cmt_replay_trim(struct cmt_replay *r);
 
 /* Replays a whole dump: two passes only when a peak snapshot must be redone exactly. Returns 0,
  * or -1 when the dump is corrupt (cmt_dump_error). */

@@ -353,6 +353,7 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
         return 3;
     }
     cmt_dump_close(d);
+    cmt_replay_trim(&p->replay); /* many dumps: keep only the summaries */
     p->exit = exit_name(&p->replay);
     return 0;
 }
