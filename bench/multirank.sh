@@ -21,7 +21,7 @@ mkdir -p "$tmp/job" "$tmp/quarter"
 export LD_LIBRARY_PATH=$B/tests/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} FAKECUDA_FAST=1 FAKECUDA_DEVICES=8
 one_rank() { # RANK
     local r=$1 live=0 p=$pairs
-    [ "$r" = 3 ] && live=20000   # a leaky rank: 20000 more allocations live at the end
+    [ "$r" = 3 ] && live=20000   # a skewed rank: 20000 more allocations live at once
     [ "$r" = 5 ] && p=$((pairs * 2))
     RANK=$r LOCAL_RANK=$((r % 8)) WORLD_SIZE=$n TORCHELASTIC_RUN_ID=bench CUDA_VISIBLE_DEVICES=$((r % 8)) \
         LD_PRELOAD=$B/libcumemtrack.so CUMEMTRACK_OUTPUT="$tmp/job/%h.%r.%p.cmt" \
@@ -55,7 +55,7 @@ section=$(cat <<MD
 ## Multi-rank merge
 
 \`cumemtrack report DIR\` over a whole job: $ndumps dumps (one per rank, $(awk -v b="$bytes" 'BEGIN { printf "%.0f MiB", b / 1048576 }') in all,
-$events events, ~$((pairs * 2 / 1000)) k events per rank; rank 3 leaves 20000 allocations live,
+$events events, ~$((pairs * 2 / 1000)) k events per rank; rank 3 holds 20000 more allocations live at once,
 rank 5 makes twice the calls), written by the tracer over the fake driver ($gen_s s to generate,
 $par at a time). Page cache warm; \`--no-symbols\`; $(nproc) CPUs; \`bench/multirank.sh\`
 (MR_DUMPS, MR_PAIRS).
