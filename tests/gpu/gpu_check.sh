@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# gpu_check.sh — `make gpu-check`: validates the tracer against a real NVIDIA driver
+# (docs/gpu-validation.md). Usage:
+#   tests/gpu/gpu_check.sh              real GPU: run build/gpu/ programs (nvcc builds only the missing
+#                                       ones), analyze, print one table; no GPU: "skipped: no NVIDIA GPU"
+#   tests/gpu/gpu_check.sh --analyze    analyze dumps already in build/gpu/dumps (brought back from a
+#                                       GPU machine whose build/cumemtrack could not run)
+#   tests/gpu/gpu_check.sh --selftest   the same runs and comparisons on the fake driver
+#                                       (build/gpu-selftest/, make gpu-check-selftest)
+# Exit 0 when every check passes (or no GPU), 1 otherwise. Never changes GPU settings: the only
+# nvidia-smi call is `nvidia-smi -L`. Environment: GPU_CHECK_OUT (dumps directory), the tolerances
+# of tests/gpu/gpu_compare.py, GPU_CHECK_LOOP_ITERS (default 20000), GPU_CHECK_TORCH_STEPS (30),
+# GPU_CHECK_ANALYZER (the analyzer; tests point it at nothing to take the deferred-analysis path).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
+mode=real
+case ${1:-} in
+    --analyze) mode=analyze ;;
+    --selftest) mode=selftest ;;
+    "") ;;
+    *) echo "usage: $0 [--analyze|--selftest]" >&2; exit 2 ;;
+esac
+
+BIN=${GPU_CHECK_ANALYZER:-$root/build/cumemtrack}
+LIB=$root/build/libcumemtrack.so
+CMP=$root/tests/gpu/gpu_compare.py
+if [ $mode = selftest ]; then
+    PROGDIR=$root/build/gpu-selftest
+    OUTD=${GPU_CHECK_OUT:-$PROGDIR/dumps}
+    PROGS="gc_runtime gc_vmm gc_loop"
+else
+    PROGDIR=$root/build/gpu
+    OUTD=${GPU_CHECK_OUT:-$PROGDIR/dumps}
+    PROGS="gc_runtime gc_vmm gc_cublas gc_loop"
+fi
+NVCC=${GPU_NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+command -v "$NVCC" >/dev/null 2>&1 || NVCC=$(command -v nvcc 2>/dev/null || true)
+
+analyzer_ok() { [ -x "$BIN" ] && "$BIN" --help >/dev/null 2>&1; }
+
+# rowf CHECK EXPECTED MEASURED RESULT: a row decided here (rows.tsv, read by gpu_compare.py)
+rowf() { printf '%s\t%s\t%s\t%s\n' "$@" >>"$OUTD/rows.tsv"; }
+
+analyze() {
+    if ! analyzer_ok; then
+        echo "gpu-check: build/cumemtrack cannot run here ($(ldd "$BIN" 2>/dev/null | grep -o '[^ 	]* => not found' | tr '\n' ' '))."
+        echo "gpu-check: the dumps are in ${OUTD#$root/}: copy that directory back to the build machine"
+        echo "gpu-check: (same checkout path) and run 'make gpu-check-analyze' there."
+        return 1
+    fi
+    python3 "$CMP" --bin "$BIN" "$OUTD"
+}
+
+if [ $mode = analyze ]; then
+    [ -d "$OUTD" ] || { echo "gpu-check: no dumps in ${OUTD#$root/}" >&2; exit 1; }
+    analyze; exit $?
+fi
+
+if [ $mode = real ]; then
+    if ! { nvidia-smi -L >/dev/null 2>&1 || [ -e /dev/nvidia0 ]; }; then
+        echo "skipped: no NVIDIA GPU"
+        exit 0
+    fi
+fi
+
+rm -rf "$OUTD"
+mkdir -p "$OUTD"
+: >"$OUTD/rows.tsv"
+start=$SECONDS
+
+# --- what runs: the tracer, the analyzer (optional), the programs (built only when missing) ----
+if [ ! -f "$LIB" ] || [ ! -x "$BIN" ]; then
+    if command -v "${CC:-cc}" >/dev/null 2>&1; then
+        make --no-print-directory -s all >"$OUTD/build-tracer.log" 2>&1
+    fi
+fi
+if [ ! -f "$LIB" ]; then
+    rowf "tracer build/libcumemtrack.so" present missing FAIL
+    analyze; exit 1
+fi
+use_run=0
+analyzer_ok && use_run=1
+
+if [ $mode = real ]; then
+    nvidia-smi -L 2>/dev/null | head -n 4 | sed 's/^/gpu-check: /'
+    missing=()
+    for m in static shared; do
+        for p in $PROGS; do [ -x "$PROGDIR/$m/$p" ] || missing+=("build/gpu/$m/$p"); done
+    done
+    [ -f "$PROGDIR/lib/libcudart.so.13" ] || missing+=(build/gpu/lib/libcudart.so.13)
+    if [ ${#missing[@]} -gt 0 ] && [ -n "$NVCC" ]; then
+        echo "gpu-check: building ${missing[*]} with $NVCC"
+        make --no-print-directory GPU_NVCC="$NVCC" "${missing[@]}" >"$OUTD/build-programs.log" 2>&1 ||
+            echo "gpu-check: build failed, see ${OUTD#$root/}/build-programs.log"
+    fi
+else
+    export LD_LIBRARY_PATH=$root/build/tests/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    export FAKECUDA_MEM_MB=1024 FAKECUDA_DEVICES=1
+    unset FAKECUDA_FAST FAKECUDA_GROUND_TRUTH CUDA_VISIBLE_DEVICES
+fi
+unset LD_PRELOAD CUMEMTRACK_OUTPUT CUMEMTRACK_DISABLE CUMEMTRACK_DEPTH
+
+# traced DIR LIMIT CMD...: CMD under the tracker, dumps DIR/%p.cmt, stdout/stderr/rc in DIR
+traced() {
+    local dir=$1 limit=$2; shift 2
+    mkdir -p "$dir"
+    if [ $use_run = 1 ]; then
+        timeout -k 5 "$limit" "$BIN" run -o "$dir/%p.cmt" -- "$@" >"$dir/stdout" 2>"$dir/stderr"
+    else
+        CUMEMTRACK_OUTPUT=$dir/%p.cmt LD_PRELOAD=$LIB timeout -k 5 "$limit" "$@" >"$dir/stdout" 2>"$dir/stderr"
+    fi
+    echo $? >"$dir/rc"
+}
+
+for m in static shared; do
+    for p in $PROGS; do
+        exe=$PROGDIR/$m/$p
+        if [ ! -x "$exe" ]; then
+            rowf "$m/$p: program" built "missing (no nvcc here; make gpu-check-build)" FAIL
+            continue
+        fi
+        if [ $p = gc_cublas ] && ldd "$exe" 2>/dev/null | grep -q 'libcublas.*not found'; then
+            rowf "$m/$p: cuBLAS workspace" "libcublas frame" "skipped: libcublas.so.13 not found" skip
+            continue
+        fi
+        args=()
+        [ $p = gc_loop ] && args=("${GPU_CHECK_LOOP_ITERS:-20000}")
+        traced "$OUTD/$m/$p" 120 "$exe" "${args[@]}"
+        if [ $p = gc_loop ]; then
+            timeout -k 5 60 "$exe" "${args[@]}" >"$OUTD/$m/$p/plain.stdout" 2>"$OUTD/$m/$p/plain.stderr"
+        fi
+    done
+done
+
+# --- PyTorch ------------------------------------------------------------------------------------
+torch_py=$root/tests/gpu/torch_loop.py
+if [ $mode = selftest ]; then
+    rowf "torch: training loop" "real GPU + torch" "skipped: fake driver" skip
+    if python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
+        "$torch_py" "$OUTD/torch_loop.pyc" 2>"$OUTD/torch-compile.err"; then
+        rowf "torch: torch_loop.py compiles" ok ok pass
+    else
+        rowf "torch: torch_loop.py compiles" ok "$(tail -n 1 "$OUTD/torch-compile.err")" FAIL
+    fi
+    rowf "cuBLAS workspace (libcublas frame)" "real GPU" "skipped: fake driver" skip
+elif timeout 120 python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; then
+    steps=${GPU_CHECK_TORCH_STEPS:-30}
+    PYTORCH_NO_CUDA_MEMORY_CACHING=1 traced "$OUTD/torch/nocache" 150 python3 "$torch_py" --steps "$steps" --leak
+    traced "$OUTD/torch/caching" 150 python3 "$torch_py" --steps "$steps"
+    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
+        traced "$OUTD/torch/expandable" 150 python3 "$torch_py" --steps "$steps"
+    timeout -k 5 150 python3 "$torch_py" --steps "$steps" \
+        >"$OUTD/torch/caching/plain.stdout" 2>"$OUTD/torch/caching/plain.stderr"
+else
+    rowf "torch: training loop" "torch with CUDA" "skipped: torch absent or no CUDA in it" skip
+fi
+
+echo "gpu-check: runs took $((SECONDS - start)) s; dumps in ${OUTD#$root/}"
+analyze
