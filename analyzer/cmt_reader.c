@@ -19,6 +19,7 @@
 struct cmt_blockref {
     uint32_t writer, index;
     uint64_t off, len;
+    int staging; /* CMT_BLOCK_MAGIC_STAGING: skipped when a normal copy exists */
 };
 
 struct cmt_stream {
@@ -113,7 +114,7 @@ static int cmp_block(const void *a, const void *b) {
     const struct cmt_blockref *x = a, *y = b;
     if (x->writer != y->writer) return x->writer < y->writer ? -1 : 1;
     if (x->index != y->index) return x->index < y->index ? -1 : 1;
-    return 0;
+    return x->staging - y->staging; /* the normal copy first */
 }
 
 struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
@@ -187,7 +188,7 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         struct cmt_block_header bh;
         memcpy(&bh, d->map + off, sizeof bh);
         if (bh.magic == 0) continue;
-        if (bh.magic != CMT_BLOCK_MAGIC) {
+        if (bh.magic != CMT_BLOCK_MAGIC && bh.magic != CMT_BLOCK_MAGIC_STAGING) {
             set_err(err, errlen, path, "offset %llu (block %zu magic): corrupt block header (magic 0x%08x)",
                     (unsigned long long)off, i, bh.magic);
             goto fail;
@@ -201,8 +202,18 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         b->index = bh.index;
         b->off = off;
         b->len = i < nfull ? bs : rem;
+        b->staging = bh.magic == CMT_BLOCK_MAGIC_STAGING;
     }
     qsort(d->blocks, d->nblocks, sizeof *d->blocks, cmp_block);
+    /* a staging block already copied to a normal block is a stale copy */
+    size_t kept = 0;
+    for (size_t i = 0; i < d->nblocks; i++) {
+        if (kept && d->blocks[i].staging && d->blocks[kept - 1].writer == d->blocks[i].writer &&
+            d->blocks[kept - 1].index == d->blocks[i].index && !d->blocks[kept - 1].staging)
+            continue;
+        d->blocks[kept++] = d->blocks[i];
+    }
+    d->nblocks = kept;
     size_t nstreams = 0;
     for (size_t i = 0; i < d->nblocks; i++) {
         if (i && d->blocks[i].writer == d->blocks[i - 1].writer && d->blocks[i].index == d->blocks[i - 1].index) {

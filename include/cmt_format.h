@@ -20,6 +20,10 @@
  *   blocks. A record's first byte (its type) is stored last, with release ordering, after the rest
  *   of the record: a zero type byte ends the block (the rest of a block is unused, or the record
  *   being written when the process died). Readers must treat bytes after a zero type as absent.
+ *   A writer records into a staging block it reuses (magic CMT_BLOCK_MAGIC_STAGING) and copies it
+ *   to a normal block (same writer and index, magic CMT_BLOCK_MAGIC) when it is full; a staging
+ *   block whose (writer, index) also exists as a normal block is a stale copy: skip it. Otherwise
+ *   a staging block is read like a normal one (it holds the last records of that writer).
  *
  * ORDERING
  *   Every record carries a sequence number, unique in the process and taken where the ordering is
@@ -99,6 +103,7 @@
 #define CMT_HEADER_SIZE 4096u
 #define CMT_BLOCK_SIZE 65536u
 #define CMT_BLOCK_MAGIC 0x42544d43u /* "CMTB" */
+#define CMT_BLOCK_MAGIC_STAGING 0x53544d43u /* "CMTS": a writer's staging block (see BLOCKS) */
 #define CMT_MAX_STR 4096u
 #define CMT_MAX_FRAMES 256u
 #define CMT_MAX_SEGMENTS 64u

@@ -123,6 +123,7 @@ struct cmt_config {
     char manifest[4096];        /* CUMEMTRACK_MANIFEST, or "" */
     unsigned depth;             /* CUMEMTRACK_DEPTH */
     bool no_children;
+    bool precise_clock;         /* CUMEMTRACK_CLOCK=precise */
     bool quiet;
 };
 extern struct cmt_config cmt_cfg CMT_HIDDEN;

@@ -102,6 +102,13 @@ static void read_config(void) {
         else
             cmt_cfg.depth = (unsigned)d;
     }
+    v = getenv("CUMEMTRACK_CLOCK");
+    if (v && *v) {
+        if (!strcmp(v, "precise"))
+            cmt_cfg.precise_clock = true;
+        else if (strcmp(v, "coarse"))
+            cmt_warn("warning: CUMEMTRACK_CLOCK=\"%s\" is neither coarse nor precise; using coarse", v);
+    }
     v = getenv("CUMEMTRACK_MANIFEST");
     if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
     v = getenv("CUMEMTRACK_NO_CHILDREN");

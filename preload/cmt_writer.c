@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -250,12 +251,7 @@ static bool create_file(void) {
     return true;
 }
 
-static void thread_exit(void *arg) {
-    (void)arg;
-    if (cmt_tls.block && cmt_tls.gen == atomic_load(&cmt_generation)) munmap(cmt_tls.block, CMT_BLOCK_SIZE);
-    cmt_tls.block = NULL;
-}
-
+static void thread_exit(void *arg);
 bool cmt_writer_ensure(void) {
     int s = atomic_load_explicit(&W.state, memory_order_acquire);
     if (CMT_LIKELY(s == W_OPEN)) return true;
@@ -297,21 +293,57 @@ static bool fd_is_ours(void) {
     return true;
 }
 
-static bool new_block(uint64_t seq, int64_t now) {
-    struct cmt_tls *t = &cmt_tls;
-    if (t->block) {
-        munmap(t->block, CMT_BLOCK_SIZE);
-        t->block = NULL;
+/* ---- blocks ----
+ * Each thread writes into its own staging block: a block of the file mapped once (MAP_SHARED, space
+ * reserved with posix_fallocate first, so a full disk never becomes a SIGBUS) and reused, so the
+ * hot path never takes a page fault (on virtual machines a fresh page costs tens of microseconds).
+ * Its magic is CMT_BLOCK_MAGIC_STAGING. When it is full, its records are copied with pwrite to a
+ * new block at the end of the file (body first, then the header with CMT_BLOCK_MAGIC), and the
+ * staging block is cleared for the writer's next index. What a crash leaves in a staging block is
+ * in the file; a staging block whose (writer, index) also exists as a normal block is a stale
+ * copy that readers skip. */
+
+#define MAX_FREE_SLOTS 256
+static struct {
+    uint8_t *map;
+    uint64_t file_block;
+} free_slots[MAX_FREE_SLOTS];
+static int nfree_slots;
+
+static void note_blocks_used(uint64_t used) {
+    uint64_t cur = __atomic_load_n(&W.hdr->blocks_used, __ATOMIC_RELAXED);
+    while (cur < used &&
+           !__atomic_compare_exchange_n(&W.hdr->blocks_used, &cur, used, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
+}
+
+/* A new block position, or false when the file may not grow (RLIMIT_FSIZE: never SIGXFSZ). */
+static bool claim_block(uint64_t *idx, off_t *off) {
     if (atomic_load_explicit(&W.stopped, memory_order_relaxed)) return false;
-    uint64_t idx = atomic_fetch_add(&W.next_block, 1);
-    off_t off = (off_t)CMT_HEADER_SIZE + (off_t)idx * CMT_BLOCK_SIZE;
+    *idx = atomic_fetch_add(&W.next_block, 1);
+    *off = (off_t)CMT_HEADER_SIZE + (off_t)*idx * CMT_BLOCK_SIZE;
     struct rlimit rl;
     if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (uint64_t)off + CMT_BLOCK_SIZE > rl.rlim_cur) {
+        (uint64_t)*off + CMT_BLOCK_SIZE > rl.rlim_cur) {
         stop_writing("the file-size limit (ulimit -f) is reached", 0);
         return false;
     }
+    note_blocks_used(*idx + 1);
+    return true;
+}
+
+static bool acquire_slot(struct cmt_tls *t) {
+    pthread_mutex_lock(&W.fd_lock);
+    if (nfree_slots > 0) {
+        nfree_slots--;
+        t->block = free_slots[nfree_slots].map;
+        pthread_mutex_unlock(&W.fd_lock);
+        return true;
+    }
+    pthread_mutex_unlock(&W.fd_lock);
+    uint64_t idx;
+    off_t off;
+    if (!claim_block(&idx, &off)) return false;
     pthread_mutex_lock(&W.fd_lock);
     bool ours = fd_is_ours();
     int err = ours ? posix_fallocate(W.fd, off, CMT_BLOCK_SIZE) : EBADF;
@@ -325,27 +357,85 @@ static bool new_block(uint64_t seq, int64_t now) {
         stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
         return false;
     }
+    t->block = b;
+    return true;
+}
+
+static void start_content(struct cmt_tls *t, uint64_t seq, int64_t now) {
+    struct cmt_block_header *bh = (struct cmt_block_header *)t->block;
+    bh->writer = t->writer;
+    bh->index = t->block_index;
+    bh->tid = (uint32_t)syscall(SYS_gettid);
+    bh->base_seq = seq;
+    bh->base_time_ns = now;
+    __atomic_store_n(&bh->magic, CMT_BLOCK_MAGIC_STAGING, __ATOMIC_RELEASE);
+    t->pos = sizeof *bh;
+    t->last_seq = seq;
+    t->last_time = now;
+    t->last_ptr = 0;
+}
+
+/* Copies the staging block's records to a new block and clears it; false when writing stopped
+ * (the records stay in the staging block, which is in the file). */
+static bool flush_slot(struct cmt_tls *t) {
+    struct cmt_block_header *bh = (struct cmt_block_header *)t->block;
+    if (t->pos > sizeof *bh) {
+        uint64_t idx;
+        off_t off;
+        if (!claim_block(&idx, &off)) return false;
+        struct cmt_block_header h = *bh;
+        h.magic = CMT_BLOCK_MAGIC;
+        size_t body = CMT_BLOCK_SIZE - sizeof h;
+        pthread_mutex_lock(&W.fd_lock);
+        bool ours = fd_is_ours();
+        ssize_t n = ours ? pwrite(W.fd, t->block + sizeof h, body, off + (off_t)sizeof h) : -1;
+        int err = n < 0 ? errno : ENOSPC;
+        if (n == (ssize_t)body) n = pwrite(W.fd, &h, sizeof h, off); /* the header last */
+        bool ok = n == (ssize_t)sizeof h;
+        pthread_mutex_unlock(&W.fd_lock);
+        if (!ok) {
+            stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
+            return false;
+        }
+    }
+    __atomic_store_n(&bh->magic, 0, __ATOMIC_RELEASE);
+    memset(t->block + sizeof *bh, 0, t->pos - sizeof *bh);
+    t->block_index++;
+    t->pos = sizeof *bh;
+    return true;
+}
+
+static void release_slot(struct cmt_tls *t) {
+    if (!t->block) return;
+    bool flushed = flush_slot(t);
+    pthread_mutex_lock(&W.fd_lock);
+    if (flushed && nfree_slots < MAX_FREE_SLOTS) {
+        free_slots[nfree_slots++].map = t->block;
+        t->block = NULL;
+    }
+    pthread_mutex_unlock(&W.fd_lock);
+    if (t->block && flushed) munmap(t->block, CMT_BLOCK_SIZE);
+    t->block = NULL; /* unflushed: left mapped, its records stay in the file */
+}
+
+static void thread_exit(void *arg) {
+    (void)arg;
+    struct cmt_tls *t = &cmt_tls;
+    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&W.state) != W_OPEN) return;
+    t->depth++;
+    release_slot(t);
+    t->depth--;
+}
+
+static bool new_block(uint64_t seq, int64_t now) {
+    struct cmt_tls *t = &cmt_tls;
     if (t->writer == 0) {
         t->writer = atomic_fetch_add(&W.next_writer, 1) + 1;
         t->block_index = 0;
         if (W.key_made) pthread_setspecific(W.thread_key, (void *)1);
     }
-    struct cmt_block_header *bh = b;
-    bh->writer = t->writer;
-    bh->index = t->block_index++;
-    bh->tid = (uint32_t)syscall(SYS_gettid);
-    bh->base_seq = seq;
-    bh->base_time_ns = now;
-    __atomic_store_n(&bh->magic, CMT_BLOCK_MAGIC, __ATOMIC_RELEASE);
-    t->block = b;
-    t->pos = sizeof *bh;
-    t->last_seq = seq;
-    t->last_time = now;
-    t->last_ptr = 0;
-    uint64_t used = idx + 1, cur = __atomic_load_n(&W.hdr->blocks_used, __ATOMIC_RELAXED);
-    while (cur < used && !__atomic_compare_exchange_n(&W.hdr->blocks_used, &cur, used, 1,
-                                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    }
+    if (t->block ? !flush_slot(t) : !acquire_slot(t)) return false;
+    start_content(t, seq, now);
     return true;
 }
 
@@ -410,6 +500,9 @@ void cmt_writer_fork_child(void) {
     memset(W.early_counters, 0, sizeof W.early_counters);
     atomic_store(&warned_stop, 0);
     atomic_store(&warned_create, 0);
+    /* the parent's staging blocks map the parent's file: never write them again */
     if (cmt_tls.block) munmap(cmt_tls.block, CMT_BLOCK_SIZE);
+    for (int i = 0; i < nfree_slots; i++) munmap(free_slots[i].map, CMT_BLOCK_SIZE);
+    nfree_slots = 0;
     memset(&cmt_tls, 0, sizeof cmt_tls);
 }
