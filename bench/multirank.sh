@@ -18,37 +18,40 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cmt-multirank.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/job" "$tmp/quarter"
+# private copies: a rebuild in the tree while this runs must not change what is measured
+cp "$B/libcumemtrack.so" "$B/cumemtrack" "$tmp/"
+lib=$tmp/libcumemtrack.so cmt=$tmp/cumemtrack
 export LD_LIBRARY_PATH=$B/tests/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} FAKECUDA_FAST=1 FAKECUDA_DEVICES=8
 one_rank() { # RANK
     local r=$1 live=0 p=$pairs
     [ "$r" = 3 ] && live=20000   # a skewed rank: 20000 more allocations live at once
     [ "$r" = 5 ] && p=$((pairs * 2))
     RANK=$r LOCAL_RANK=$((r % 8)) WORLD_SIZE=$n TORCHELASTIC_RUN_ID=bench CUDA_VISIBLE_DEVICES=$((r % 8)) \
-        LD_PRELOAD=$B/libcumemtrack.so CUMEMTRACK_OUTPUT="$tmp/job/%h.%r.%p.cmt" \
+        LD_PRELOAD=$lib CUMEMTRACK_OUTPUT="$tmp/job/%h.%r.%p.cmt" \
         "$bench" pairs cuda 16 "$p" 1 "$live" >/dev/null
 }
 export -f one_rank
-export B tmp pairs n bench
+export B tmp pairs n bench lib
 t0=$EPOCHREALTIME
 seq 0 $((n - 1)) | xargs -P "$par" -I{} bash -c 'one_rank {}'
 gen_s=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 ndumps=$(ls "$tmp/job" | wc -l)
 bytes=$(du -sb "$tmp/job" | cut -f1)
 ls "$tmp/job" | head -n $((n / 4)) | while read -r f; do ln "$tmp/job/$f" "$tmp/quarter/$f"; done
-events=$("$B/cumemtrack" report --json --no-symbols "$tmp/job" | python3 -c '
+events=$("$cmt" report --json --no-symbols "$tmp/job" | python3 -c '
 import json, sys; r = json.load(sys.stdin); print(sum(p["events"] for p in r["processes"]))' 2>/dev/null || echo "?")
 measure() { # THREADS DIR ARGS... -> "wall_s maxrss_kb"
     local t=$1 d=$2; shift 2
     # warm the page cache first: the figure is the analyzer, not the disk
     cat "$d"/* >/dev/null
-    CUMEMTRACK_THREADS=$t "$bench" exec "$B/cumemtrack" report --no-symbols "$@" "$d" |
+    CUMEMTRACK_THREADS=$t "$bench" exec "$cmt" report --no-symbols "$@" "$d" |
         awk '{ for (i = 1; i < NF; i += 2) v[$i] = $(i + 1) } END { print v["wall_s"], v["maxrss_kb"], v["status"] }'
 }
 read -r w1 r1 s1 < <(measure 1 "$tmp/job")
 read -r w2 r2 s2 < <(measure 2 "$tmp/job")
 read -r wj rj sj < <(measure 2 "$tmp/job" --json)
 read -r wq rq sq < <(measure 2 "$tmp/quarter")
-outl=$("$B/cumemtrack" report --no-symbols "$tmp/job" | grep '  outlier: ' | sed 's/^ *//' || true)
+outl=$("$cmt" report --no-symbols "$tmp/job" | grep '  outlier: ' | sed 's/^ *//' || true)
 mib() { awk -v k="$1" 'BEGIN { printf "%.0f MiB", k / 1024 }'; }
 section=$(cat <<MD
 
