@@ -2638,9 +2638,29 @@ static const struct fk_proc fk_procs[] = {
 #undef FK_PROC_ENTRY
 };
 
+/* FAKECUDA_FUTURE_VARIANT=1: a driver newer than the tracker's headers, whose ("cuMemAlloc",
+ * >= 14000) is an ABI variant nobody has seen yet (same signature, its own entry point): the
+ * tracker must pass it through untouched and count it. */
+static CUresult fk_cuMemAlloc_future(CUdeviceptr *dptr, size_t bytesize)
+{
+    /* the implementation itself: calling the exported cuMemAlloc_v2 would bind to a preloaded
+     * tracker's wrapper */
+    if (!fk_inited)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    return fk_alloc_linear(dptr, bytesize, CMT_KIND_DEVICE, FK_CUR(), NULL);
+}
+
 static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t flags,
                            CUdriverProcAddressQueryResult *status)
 {
+    if (sym && pfn && version >= 14000 && !strcmp(sym, "cuMemAlloc") && getenv("FAKECUDA_FUTURE_VARIANT")) {
+        *pfn = (void *)fk_cuMemAlloc_future;
+        if (status)
+            *status = CU_GET_PROC_ADDRESS_SUCCESS;
+        return CUDA_SUCCESS;
+    }
     if (status)
         *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
     if (!sym || !pfn || (flags & ~(cuuint64_t)3))
