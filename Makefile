@@ -29,6 +29,7 @@ $(BUILD):
 -include tests/unit/unit.mk
 -include tests/reliability/reliability.mk
 -include tests/signals/signals.mk
+-include tests/cxx/cxx.mk
 -include examples/examples.mk
 -include bench/bench.mk
 -include tests/gpu/gpu.mk
