@@ -151,7 +151,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     if (r != CUDA_SUCCESS) {
         int device = alloc_device(c, 0, ctx_device);
         if (device >= 0) cmt_device_note(device);
-        uint32_t stack = cmt_stack_capture();
+        uint32_t stack = cmt_stack_capture(c->frame);
         emit_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
                      c->size, stack, r);
         return;
@@ -162,7 +162,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     else if (c->out)
         memcpy(&ptr, c->out, sizeof ptr);
     if (!ptr) return;
-    uint32_t stack = cmt_stack_capture();
+    uint32_t stack = cmt_stack_capture(c->frame);
     if (c->family == CMT_FAM_VMM_CREATE) {
         cmt_vmm_created(c, ptr, stack);
         return;
@@ -222,7 +222,7 @@ static void free_refused(struct cmt_call *c, CUresult r) {
                        c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
         cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
     } else if (c->tracked_before == 0) {
-        emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(), r);
+        emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
     }
 }
 

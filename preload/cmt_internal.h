@@ -78,6 +78,7 @@ struct cmt_call {
     CUdevice dev;
     CUcontext ctx;
     const void *caller;      /* return address into the application */
+    const void *frame;       /* the wrapper's frame address (stack cache key) */
     const char *sym;         /* cuGetProcAddress */
     int version;
     cuuint64_t flags64;

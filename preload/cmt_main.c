@@ -102,6 +102,8 @@ static void read_config(void) {
         else
             cmt_cfg.depth = (unsigned)d;
     }
+    v = getenv("CUMEMTRACK_STACK_CACHE");
+    if (v && !strcmp(v, "0")) cmt_stack_cache_enabled = 0;
     v = getenv("CUMEMTRACK_CLOCK");
     if (v && *v) {
         if (!strcmp(v, "precise"))

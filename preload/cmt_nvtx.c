@@ -197,7 +197,7 @@ static void nv_regions_register(nvtxDomainHandle_t d, nvtxMemRegionsRegisterBatc
     if (!b || b->regionType != NVTX_MEM_TYPE_VIRTUAL_ADDRESS || !b->regionDescElements) return;
     size_t step = b->regionDescElementSize ? b->regionDescElementSize : sizeof(nvtxMemVirtualRangeDesc_t);
     bool on = enter(d);
-    uint32_t stack = on ? cmt_stack_capture() : 0;
+    uint32_t stack = on ? cmt_stack_capture(NULL) : 0;
     for (size_t i = 0; i < b->regionCount; i++) {
         const nvtxMemVirtualRangeDesc_t *r =
             (const nvtxMemVirtualRangeDesc_t *)((const char *)b->regionDescElements + i * step);

@@ -83,6 +83,8 @@ static inline uint64_t hash_frames(const uintptr_t *f, uint32_t n) {
     return h;
 }
 
+static uint32_t stack_id(const uintptr_t *frames, uint32_t n);
+
 static void emit_stack(const struct stack *s) {
     uint64_t seq = cmt_next_seq();
     uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX + (size_t)s->n * CMT_VARINT_MAX, seq, cmt_now());
@@ -99,10 +101,99 @@ static void emit_stack(const struct stack *s) {
 
 int cmt_stack_raw(void **buf, int n) { return load_unwind() ? unw_backtrace_fn(buf, n) : 0; }
 
-uint32_t cmt_stack_capture(void) {
+/* ---- the call-site cache ----
+ * A training loop allocates from the same call sites with the same stacks again and again. A
+ * call site is keyed by (return address into the caller, caller's stack pointer); the second time
+ * a key yields the same frames, the stack slots holding each return address are located (scanning
+ * upward from the caller's stack pointer, within this thread's stack), and from then on the stack
+ * is recognised by checking that every slot still holds its return address: n loads instead of an
+ * unwind. Any difference falls back to libunwind. CUMEMTRACK_STACK_CACHE=0 turns it off. */
+
+#define SC_ENTRIES 32
+#define SC_MAX_FRAMES 64
+#define SC_MAX_SCAN (256u << 10)
+
+struct sc_entry {
+    uintptr_t ra, sp;
+    uint32_t id, n;
+    int valid;     /* slots located: hits are verified by loads */
+    uintptr_t ip[SC_MAX_FRAMES];
+    const uintptr_t *slot[SC_MAX_FRAMES];
+};
+
+static __thread struct {
+    uint32_t gen;
+    int state; /* 0 unknown, 1 usable, -1 not for this thread */
+    uintptr_t lo, hi; /* this thread's stack */
+    struct sc_entry *e;
+} sc __attribute__((tls_model("initial-exec")));
+
+int cmt_stack_cache_enabled = 1;
+static pthread_key_t sc_key;
+static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
+static void sc_free(void *p) { free(p); }
+static void sc_make_key(void) { pthread_key_create(&sc_key, sc_free); }
+
+static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
+    uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
+    if (CMT_UNLIKELY(sc.gen != gen)) {
+        sc.gen = gen;
+        if (sc.e) memset(sc.e, 0, SC_ENTRIES * sizeof *sc.e);
+    }
+    if (CMT_UNLIKELY(sc.state == 0)) {
+        pthread_attr_t a;
+        void *addr;
+        size_t size;
+        sc.state = -1;
+        if (cmt_stack_cache_enabled && pthread_getattr_np(pthread_self(), &a) == 0) {
+            if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+                sc.lo = (uintptr_t)addr;
+                sc.hi = (uintptr_t)addr + size;
+                sc.e = calloc(SC_ENTRIES, sizeof *sc.e);
+                if (sc.e) {
+                    sc.state = 1;
+                    pthread_once(&sc_once, sc_make_key);
+                    pthread_setspecific(sc_key, sc.e); /* freed when the thread exits */
+                }
+            }
+            pthread_attr_destroy(&a);
+        }
+    }
+    if (sc.state != 1 || sp < sc.lo || sp >= sc.hi) return NULL; /* e.g. on a signal stack */
+    uint64_t h = (ra ^ (sp >> 4)) * 0x9E3779B97F4A7C15ull;
+    return &sc.e[h >> 59]; /* 32 entries */
+}
+
+static bool sc_verify(const struct sc_entry *e) {
+    for (uint32_t i = 0; i < e->n; i++)
+        if (*e->slot[i] != e->ip[i]) return false;
+    return true;
+}
+
+/* Finds, upward from sp, the stack slot of each return address. */
+static bool sc_locate(struct sc_entry *e, uintptr_t sp) {
+    const uintptr_t *p = (const uintptr_t *)sp, *end = (const uintptr_t *)sc.hi;
+    if ((uintptr_t)end - sp > SC_MAX_SCAN) end = (const uintptr_t *)(sp + SC_MAX_SCAN);
+    for (uint32_t i = 0; i < e->n; i++) {
+        while (p < end && *p != e->ip[i]) p++;
+        if (p >= end) return false;
+        e->slot[i] = p++;
+    }
+    return true;
+}
+
+uint32_t cmt_stack_capture(const void *frame) {
     unsigned depth = cmt_cfg.depth;
     if (depth == 0 || !load_unwind()) return 0;
     if (depth > CMT_MAX_FRAMES) depth = CMT_MAX_FRAMES;
+    struct sc_entry *ce = NULL;
+    uintptr_t ra = 0, csp = 0;
+    if (frame && depth <= SC_MAX_FRAMES) {
+        ra = ((const uintptr_t *)frame)[1];
+        csp = (uintptr_t)frame + 2 * sizeof(uintptr_t);
+        ce = sc_lookup(ra, csp);
+        if (ce && ce->valid && ce->ra == ra && ce->sp == csp && sc_verify(ce)) return ce->id;
+    }
     void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
     int got = unw_backtrace_fn(raw, (int)depth + OWN_MARGIN);
     if (got <= 0) {
@@ -115,6 +206,25 @@ uint32_t cmt_stack_capture(void) {
     if (n > depth) n = depth;
     if (n == 0) return 0;
     const uintptr_t *frames = (const uintptr_t *)(raw + skip);
+    uint32_t id = stack_id(frames, n);
+    if (ce && id) {
+        if (ce->ra == ra && ce->sp == csp && ce->n == n && ce->id == id && !ce->valid) {
+            /* seen twice with the same frames: worth locating the slots */
+            ce->valid = frames[0] == ra && sc_locate(ce, csp - sizeof(uintptr_t));
+        } else {
+            ce->ra = ra;
+            ce->sp = csp;
+            ce->n = n;
+            ce->id = id;
+            ce->valid = 0;
+            memcpy(ce->ip, frames, n * sizeof *frames);
+        }
+    }
+    return id;
+}
+
+/* The id of a stack (inserted, and written as a STACK record, when new). */
+static uint32_t stack_id(const uintptr_t *frames, uint32_t n) {
     uint64_t h = hash_frames(frames, n);
 
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
@@ -160,6 +270,8 @@ uint32_t cmt_stack_capture(void) {
 }
 
 void cmt_stacks_fork_child(void) {
+    sc.gen = 0; /* the forking thread's call-site cache: ids restart in the child */
+    if (sc.e) memset(sc.e, 0, SC_ENTRIES * sizeof *sc.e);
     /* entries stay allocated (another thread may have been inside a table at fork); the ids and
      * the definitions start again in the child's own dump */
     stripes_init();

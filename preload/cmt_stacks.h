@@ -9,9 +9,14 @@
 
 #include <stdint.h>
 
-/* Captures the caller's stack; returns its id (0: none — depth 0, no libunwind, no memory). */
-uint32_t cmt_stack_capture(void);
+/* Captures the caller's stack; returns its id (0: none — depth 0, no libunwind, no memory).
+ * frame, when known, is the hooked wrapper's frame address (__builtin_frame_address(0)): the
+ * return address into the application sits at frame[1] and the caller's stack pointer at frame + 2
+ * words, which lets a per-thread cache recognise a call site whose stack has not changed. */
+uint32_t cmt_stack_capture(const void *frame);
 void cmt_stacks_fork_child(void);
+/* 0 turns the call-site stack cache off (CUMEMTRACK_STACK_CACHE=0). */
+extern int cmt_stack_cache_enabled;
 /* Raw return addresses of the current stack (0 when libunwind is missing). */
 int cmt_stack_raw(void **buf, int n);
 

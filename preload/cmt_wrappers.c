@@ -16,6 +16,7 @@
         struct cmt_call c = {.api = CMT_API_##sym, .family = CMT_FAM_##fam,                        \
                              .kind = CMT_KIND_##knd};                                             \
         c.caller = __builtin_return_address(0);                                                    \
+        c.frame = __builtin_frame_address(0);                                                      \
         fill;                                                                                      \
         if (!cmt_hook_pre(&c)) return real args;                                                   \
         CUresult r = real args;                                                                    \

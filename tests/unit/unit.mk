@@ -1,6 +1,6 @@
 # tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity).
 UNIT := $(BUILD)/tests/unit
-test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
@@ -17,3 +17,8 @@ $(UNIT)/libnext_b.so: tests/unit/libnext_b.c $(UNIT)/sub/libnext_private.so
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $< -o $@ -ldl -Wl,--enable-new-dtags,-rpath,'$$ORIGIN/sub'
 $(UNIT)/dlsym_next: tests/unit/dlsym_next.c $(UNIT)/libnext_a.so $(UNIT)/libnext_b.so
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(UNIT) -Wl,--no-as-needed -lnext_b -lnext_a -ldl -Wl,-rpath,'$$ORIGIN'
+
+$(UNIT)/stack_alias: tests/unit/stack_alias.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls $< -o $@ \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda
