@@ -66,13 +66,31 @@ void *cmt_next_sym(const char *name) {
     return cmt_is_own_address(f) ? NULL : f;
 }
 
+/* Does the object containing address `caller` define `name` itself? (A handle of that object,
+ * without loading anything: its own definition comes first in its look-up scope.) */
+static bool caller_defines(const void *caller, const char *name) {
+    Dl_info ci, si;
+    if (!caller || !dladdr(caller, &ci) || !ci.dli_fname) return false;
+    void *h = cmt_real_dlopen(ci.dli_fname[0] ? ci.dli_fname : NULL, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return false;
+    void *f = cmt_real_dlsym(h, name);
+    real_dlclose(h);
+    return f && dladdr(f, &si) && si.dli_fbase == ci.dli_fbase;
+}
+
 /* dlsym: a look-up of a hooked CUDA name on any handle returns our wrapper (after keeping the
- * real function as the wrapper's target); NULL lets the trampoline pass the call through. */
-CMT_HIDDEN void *cmt_dlsym_pre(void *handle, const char *name) {
+ * real function as the wrapper's target); NULL lets the trampoline pass the call through.
+ * Except RTLD_NEXT from an object that defines the name itself: that is an interposer (a
+ * profiler's cuMemAlloc_v2 forwarding to the next one). Our wrapper sits before it in the
+ * search order and may well have it as its real function, so handing it our wrapper would
+ * recurse until the stack overflows; it gets what RTLD_NEXT means for it, untouched (the call
+ * was tracked when it went through our wrapper). */
+CMT_HIDDEN void *cmt_dlsym_pre(void *handle, const char *name, const void *caller) {
     cmt_dl_init();
     if (!name || name[0] != 'c' || name[1] != 'u') return NULL;
     int api = cmt_hooked_symbol(name);
     if (api < 0 || cmt_disabled) return NULL;
+    if (handle == RTLD_NEXT && caller_defines(caller, name)) return NULL;
     void *real = cmt_real_dlsym(handle, name);
     if (!real) return NULL; /* let the real dlsym set dlerror() */
     if (!cmt_is_own_address(real)) cmt_set_real_slot((enum cmt_api)api, real);

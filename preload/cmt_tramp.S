@@ -5,7 +5,8 @@
  * address of the call, so pass-through calls must reach the real function as a tail jump with the
  * caller's return address still on the stack. gcc 12 cannot guarantee a C tail call, hence this.
  *
- * dlsym:  r = cmt_dlsym_pre(handle, name); if r return r; else jmp *cmt_real_dlsym
+ * dlsym:  r = cmt_dlsym_pre(handle, name, caller); if r return r; else jmp *cmt_real_dlsym
+ *         (caller: our return address, which names the object RTLD_NEXT is relative to)
  * dlopen: mode = cmt_dlopen_pre(file, mode); jmp *cmt_real_dlopen
  * (the pre functions also resolve the real pointers before they are used)
  */
@@ -21,6 +22,7 @@ dlsym:
     .cfi_adjust_cfa_offset 8
     sub $8, %rsp
     .cfi_adjust_cfa_offset 8
+    mov 24(%rsp), %rdx
     call cmt_dlsym_pre
     add $8, %rsp
     .cfi_adjust_cfa_offset -8
