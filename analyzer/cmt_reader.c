@@ -204,7 +204,7 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         b->len = i < nfull ? bs : rem;
         b->staging = bh.magic == CMT_BLOCK_MAGIC_STAGING;
     }
-    qsort(d->blocks, d->nblocks, sizeof *d->blocks, cmp_block);
+    if (d->nblocks > 1) qsort(d->blocks, d->nblocks, sizeof *d->blocks, cmp_block);
     /* a staging block already copied to a normal block is a stale copy */
     size_t kept = 0;
     for (size_t i = 0; i < d->nblocks; i++) {

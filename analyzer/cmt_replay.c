@@ -652,7 +652,7 @@ static void compute_growth(struct cmt_replay *r) {
                 .bytes_per_marker = (double)(g->last - g->first) / steps};
         }
     }
-    qsort(r->growth, r->ngrowth, sizeof *r->growth, cmp_growth);
+    if (r->ngrowth > 1) qsort(r->growth, r->ngrowth, sizeof *r->growth, cmp_growth);
 }
 
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
@@ -803,7 +803,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
         }
         i++;
     }
-    qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
+    if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
     if (!t->snapshot_only) {
         compute_growth(r);
         cmt_pools_finish(r->pools);
@@ -811,7 +811,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
 }
 
 static void sort_devs(struct cmt_replay *r) {
-    qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
+    if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
     struct cmt_replay_live *t = r->t;
     map2_free(&t->dev_map);
     for (size_t i = 0; i < r->ndevs; i++) {

@@ -472,7 +472,7 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             a->nleaks++;
         }
     }
-    qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
+    if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
     build_imbalance(a);
     if (cmt_ranks_build(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
