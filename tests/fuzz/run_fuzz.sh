@@ -2,10 +2,10 @@
 # run_fuzz.sh OUT SECONDS JOBS — `make fuzz`: seeds OUT/seeds with the golden dumps and real dumps
 # of the test programs (tracker over the fake driver), then runs OUT/fuzz_report for SECONDS
 # (libFuzzer -max_total_time, -rss_limit_mb=2048, -timeout=10) over OUT/corpus. Crashing inputs go
-# to OUT/crashes/; copy each to tests/fuzz/regress/ (rel_fuzz_regress runs them in make test).
+# to OUT/crashes/; copy each to tests/fuzz/regress/NAME.input (.cmt is git-ignored) (rel_fuzz_regress runs them in make test).
 # The last lines printed are the figures for docs/reliability.md.
 set -u
-out=$1 secs=$2 jobs=${3:-1}
+out=$(mkdir -p "$1" && cd "$1" && pwd) secs=$2 jobs=${3:-1}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out/seeds" "$out/corpus" "$out/crashes"
 cp "$root"/tests/golden/*.dump "$out/seeds/" 2>/dev/null

@@ -19,7 +19,7 @@
  *   closefds N / dupfds N       checksum, then close_range(3, ~0) / dup2 of /dev/null over every
  *                               descriptor from 3 to 4095, then N more alloc/free pairs, checksum.
  *   fork THREADS OPS            THREADS threads allocate while the main thread forks a child that
- *                               allocates (leaks 2 * 5555 + 1 bytes) and exits; prints parent-pid,
+ *                               allocates (two leaks of 4 MiB + 5555 bytes, sizes the parent never uses) and exits; prints parent-pid,
  *                               child-pid, expect-alloc.
  */
 #ifndef _GNU_SOURCE
@@ -373,9 +373,9 @@ static int run_fork(int argc, char **argv) {
         pid_t pid = fork();
         if (pid == 0) {
             void *p, *q;
-            if (cudaSetDevice(0) != cudaSuccess || cudaMalloc(&p, 5555) != cudaSuccess ||
-                cudaMalloc(&q, 5556) != cudaSuccess || cudaFree(q) != cudaSuccess ||
-                cudaMalloc(&q, 5555) != cudaSuccess)
+            if (cudaSetDevice(0) != cudaSuccess || cudaMalloc(&p, 4199859) != cudaSuccess ||
+                cudaMalloc(&q, 4199860) != cudaSuccess || cudaFree(q) != cudaSuccess ||
+                cudaMalloc(&q, 4199859) != cudaSuccess)
                 _exit(3);
             printf("child-pid %d\n", (int)getpid());
             fflush(stdout);

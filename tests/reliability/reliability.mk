@@ -46,7 +46,8 @@ ASAN_OUT := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_OK := $(shell echo 'int main(void){return 0;}' | $(CC) $(ASAN_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
 ASAN_AN_OBJS := $(patsubst analyzer/%.c,$(ASAN_OUT)/analyzer/%.o,$(wildcard analyzer/*.c))
-ASAN_RT_PROGS := $(patsubst tests/progs/%.c,$(ASAN_OUT)/tests/progs/%.shared,$(wildcard tests/progs/rt_*.c))
+ASAN_RT_PROGS := $(foreach p,$(FAKE_RT_PROGS),$(ASAN_OUT)/tests/progs/$(p).shared $(ASAN_OUT)/tests/progs/$(p).static) \
+	$(foreach p,$(FAKE_DRV_PROGS),$(ASAN_OUT)/tests/progs/$(p))
 
 ifeq ($(ASAN_OK),yes)
 rel-asan: $(ASAN_OUT)/cumemtrack $(ASAN_OUT)/tests/progs/rt_basic.shared $(ASAN_OUT)/tests/rel/rel_app
@@ -67,6 +68,15 @@ $(ASAN_OUT)/tests/progs/%.shared: tests/progs/%.c $(REL_FAKERT) $(REL_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PROG_CFLAGS) $(ASAN_FLAGS) $(call fake_rt_extra,$*) -o $@ $< -L$(BUILD)/tests/fakert \
 		-lcudart -Wl,-rpath,'$$ORIGIN/../../../tests/fakert' -lpthread
+
+$(ASAN_OUT)/tests/progs/%.static: tests/progs/%.c $(BUILD)/tests/fakert/libcudart_static.a $(REL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PROG_CFLAGS) $(ASAN_FLAGS) $(call fake_rt_extra,$*) -o $@ $< \
+		$(BUILD)/tests/fakert/libcudart_static.a -ldl -lpthread
+
+$(ASAN_OUT)/tests/progs/drv_%: tests/progs/drv_%.c $(REL_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PROG_CFLAGS) $(ASAN_FLAGS) -o $@ $< $(REL_STUB) -lpthread
 
 $(ASAN_OUT)/tests/rel/rel_app: tests/reliability/rel_app.c $(REL_FAKERT) $(REL_DEPS)
 	@mkdir -p $(@D)
