@@ -67,26 +67,12 @@ static void free_chains(struct chain_bytes *v, size_t n) {
     free(v);
 }
 
-static int load(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
-    char **paths, err[1024];
-    size_t np;
-    if (cmt_expand_paths(args, nargs, &paths, &np, err, sizeof err) != 0) {
-        cmt_msg("%s", err);
-        memset(a, 0, sizeof *a);
-        return 3;
-    }
-    int rc = cmt_analysis_load(a, ro, paths, np);
-    if (rc) cmt_msg("%s", a->err);
-    cmt_free_paths(paths, np);
-    return rc;
-}
 
 int cmt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {
-        {"max-leak-bytes", required_argument, 0, 'm'}, {"suppressions", required_argument, 0, 's'},
-        {"baseline", required_argument, 0, 'b'},       {"max-peak-growth", required_argument, 0, 'p'},
-        {"no-symbols", no_argument, 0, 'n'},           {"debug-dir", required_argument, 0, 'd'},
-        {"top", required_argument, 0, 't'},            {"help", no_argument, 0, 'h'},
+        {"max-leak-bytes", required_argument, 0, 'm'}, {"baseline", required_argument, 0, 'b'},
+        {"max-peak-growth", required_argument, 0, 'p'}, CMT_COMMON_OPTIONS,
+        {"help", no_argument, 0, 'h'},
         {"max-growth-per-marker", required_argument, 0, 'g'},
         {0, 0, 0, 0},
     };
@@ -97,7 +83,6 @@ int cmt_cmd_check(int argc, char **argv) {
     uint64_t marker_growth = 0;
     double growth = 0;
     const char *baseline = NULL;
-    char err[1024];
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -109,14 +94,6 @@ int cmt_cmd_check(int argc, char **argv) {
                 goto out;
             }
             have_budget = 1;
-            break;
-        case 's':
-            if (cmt_suppress_load(&supp, optarg, err, sizeof err) != 0) {
-                cmt_msg("%s", err);
-                rc = 2;
-                goto out;
-            }
-            ro.suppressions = &supp;
             break;
         case 'b': baseline = optarg; break;
         case 'g':
@@ -138,14 +115,14 @@ int cmt_cmd_check(int argc, char **argv) {
             have_growth = 1;
             break;
         }
-        case 'n': ro.no_symbols = 1; break;
-        case 'd': ro.debug_dir = optarg; break;
-        case 't': ro.top_n = (size_t)strtoul(optarg, NULL, 10); break;
         case 'h': fputs(check_help, stdout); goto out;
-        default:
-            cmt_msg("check: unknown or incomplete option '%s'\n%s", argv[optind - 1], check_help);
+        default: {
+            int r = cmt_common_option("check", c, optarg, &ro, &supp, NULL);
+            if (r > 0) break;
+            if (r == 0) cmt_msg("check: unknown or incomplete option '%s'\n%s", argv[optind - 1], check_help);
             rc = 2;
             goto out;
+        }
         }
     }
     if (optind >= argc) {
@@ -160,7 +137,7 @@ int cmt_cmd_check(int argc, char **argv) {
     }
     struct cmt_analysis a, b;
     memset(&b, 0, sizeof b);
-    rc = load(&a, &ro, argv + optind, argc - optind);
+    rc = cmt_load_dumps(&a, &ro, argv + optind, argc - optind);
     if (rc) {
         cmt_analysis_free(&a);
         goto out;
@@ -206,7 +183,7 @@ int cmt_cmd_check(int argc, char **argv) {
             bo.suppressions = &bsupp;
         }
         char *bargs[1] = {(char *)baseline};
-        rc = load(&b, &bo, bargs, 1);
+        rc = cmt_load_dumps(&b, &bo, bargs, 1);
         if (rc) {
             cmt_analysis_free(&a);
             cmt_analysis_free(&b);

@@ -305,9 +305,7 @@ static void write_json(FILE *f, struct dside *s, char **paths[2], size_t npaths[
 
 int cmt_cmd_diff(int argc, char **argv) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'},          {"top", required_argument, 0, 't'},
-        {"suppressions", required_argument, 0, 's'}, {"no-symbols", no_argument, 0, 'n'},
-        {"debug-dir", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
+        {"json", no_argument, 0, 'j'}, CMT_COMMON_OPTIONS, {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     int json = 0, c;
@@ -321,33 +319,15 @@ int cmt_cmd_diff(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
-        case 't': {
-            char *end;
-            long val = strtol(optarg, &end, 10);
-            if (*end || val < 1 || val > 1000000) {
-                cmt_msg("diff: --top needs a positive number, not '%s'", optarg);
-                cmt_suppress_free(&supp);
-                return 2;
-            }
-            top = (size_t)val;
-            break;
-        }
-        case 's':
-            if (cmt_suppress_load(&supp, optarg, err, sizeof err) != 0) {
-                cmt_msg("%s", err);
-                cmt_suppress_free(&supp);
-                return 2;
-            }
-            ro.suppressions = &supp;
-            break;
-        case 'n': ro.no_symbols = 1; break;
-        case 'd': ro.debug_dir = optarg; break;
         case 'o': out = optarg; break;
         case 'h': fputs(diff_help, stdout); cmt_suppress_free(&supp); return 0;
-        default:
-            cmt_msg("diff: unknown or incomplete option '%s'\n%s", argv[optind - 1], diff_help);
+        default: {
+            int r = cmt_common_option("diff", c, optarg, &ro, &supp, &top);
+            if (r > 0) break;
+            if (r == 0) cmt_msg("diff: unknown or incomplete option '%s'\n%s", argv[optind - 1], diff_help);
             cmt_suppress_free(&supp);
             return 2;
+        }
         }
     }
     if (argc - optind != 2) {

@@ -142,22 +142,15 @@ int cmt_cmd_flame(int argc, char **argv) {
         switch (c) {
         case 'l': peak = 0; break;
         case 'p': peak = 1; break;
-        case 's':
-            if (cmt_suppress_load(&supp, optarg, err, sizeof err) != 0) {
-                cmt_msg("%s", err);
-                cmt_suppress_free(&supp);
-                return 2;
-            }
-            ro.suppressions = &supp;
-            break;
-        case 'n': ro.no_symbols = 1; break;
-        case 'd': ro.debug_dir = optarg; break;
         case 'o': out = optarg; break;
         case 'h': fputs(flame_help, stdout); cmt_suppress_free(&supp); return 0;
-        default:
-            cmt_msg("flame: unknown or incomplete option '%s'\n%s", argv[optind - 1], flame_help);
+        default: {
+            int r = cmt_common_option("flame", c, optarg, &ro, &supp, NULL);
+            if (r > 0) break;
+            if (r == 0) cmt_msg("flame: unknown or incomplete option '%s'\n%s", argv[optind - 1], flame_help);
             cmt_suppress_free(&supp);
             return 2;
+        }
         }
     }
     if (optind >= argc) {

@@ -26,9 +26,8 @@ static const char report_help[] =
 
 int cmt_cmd_report(int argc, char **argv) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"html", no_argument, 0, 'H'},          {"top", required_argument, 0, 't'},
-        {"suppressions", required_argument, 0, 's'}, {"no-symbols", no_argument, 0, 'n'},
-        {"debug-dir", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
+        {"json", no_argument, 0, 'j'}, {"html", no_argument, 0, 'H'}, CMT_COMMON_OPTIONS,
+        {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
     };
     int json = 0, html = 0, c;
@@ -42,33 +41,15 @@ int cmt_cmd_report(int argc, char **argv) {
         switch (c) {
         case 'j': json = 1; break;
         case 'H': html = 1; break;
-        case 't': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                cmt_msg("report: --top needs a positive number, not '%s'", optarg);
-                cmt_suppress_free(&supp);
-                return 2;
-            }
-            ro.top_n = (size_t)v;
-            break;
-        }
-        case 's':
-            if (cmt_suppress_load(&supp, optarg, err, sizeof err) != 0) {
-                cmt_msg("%s", err);
-                cmt_suppress_free(&supp);
-                return 2;
-            }
-            ro.suppressions = &supp;
-            break;
-        case 'n': ro.no_symbols = 1; break;
-        case 'd': ro.debug_dir = optarg; break;
         case 'o': out = optarg; break;
         case 'h': fputs(report_help, stdout); cmt_suppress_free(&supp); return 0;
-        default:
-            cmt_msg("report: unknown or incomplete option '%s'\n%s", argv[optind - 1], report_help);
+        default: {
+            int r = cmt_common_option("report", c, optarg, &ro, &supp, NULL);
+            if (r > 0) break;
+            if (r == 0) cmt_msg("report: unknown or incomplete option '%s'\n%s", argv[optind - 1], report_help);
             cmt_suppress_free(&supp);
             return 2;
+        }
         }
     }
     if (optind >= argc) {

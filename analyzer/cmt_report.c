@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
+#include "cmt_cmds.h"
 #include "cmt_json.h"
 
 /* ---------------------------------------------------------------- paths */
@@ -870,3 +871,44 @@ void cmt_report_json(struct cmt_analysis *a, FILE *f) {
 /* Frame printers shared with the other report sections (cmt_markers.c, ...). */
 void cmt_report_text_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent) { text_frames(f, s, indent); }
 void cmt_report_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) { json_frames(j, s); }
+
+int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
+                      struct cmt_suppressions *supp, size_t *top) {
+    char err[1024];
+    switch (c) {
+    case 't': {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (!*arg || *end || v < 1 || v > 1000000) {
+            cmt_msg("%s: --top needs a positive number, not '%s'", cmd, arg);
+            return -1;
+        }
+        *(top ? top : &ro->top_n) = (size_t)v;
+        return 1;
+    }
+    case 's':
+        if (cmt_suppress_load(supp, arg, err, sizeof err) != 0) {
+            cmt_msg("%s", err);
+            return -1;
+        }
+        ro->suppressions = supp;
+        return 1;
+    case 'n': ro->no_symbols = 1; return 1;
+    case 'd': ro->debug_dir = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
+    char **paths, err[1024];
+    size_t np;
+    if (cmt_expand_paths(args, nargs, &paths, &np, err, sizeof err) != 0) {
+        cmt_msg("%s", err);
+        memset(a, 0, sizeof *a);
+        return 3;
+    }
+    int rc = cmt_analysis_load(a, ro, paths, np);
+    if (rc) cmt_msg("%s", a->err);
+    cmt_free_paths(paths, np);
+    return rc;
+}

@@ -109,4 +109,17 @@ void cmt_report_json(struct cmt_analysis *a, FILE *f);
 void cmt_report_text_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent);
 void cmt_report_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
 
+/* The options every analysis command shares, for getopt_long tables: --top N, --suppressions
+ * FILE, --no-symbols, --debug-dir DIR (codes 't', 's', 'n', 'd'). */
+#define CMT_COMMON_OPTIONS                                                                         \
+    {"top", required_argument, 0, 't'}, {"suppressions", required_argument, 0, 's'},              \
+        {"no-symbols", no_argument, 0, 'n'}, {"debug-dir", required_argument, 0, 'd'}
+/* Handles option c when it is one of those: returns 1 (handled), 0 (not one of them), or -1 after
+ * printing a usage error for cmd (exit 2). --top goes to *top when given, else to ro->top_n. */
+int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
+                      struct cmt_suppressions *supp, size_t *top);
+/* Expands DUMP|DIR arguments and loads them into a: 0, or 3 after printing why. a must be freed
+ * with cmt_analysis_free either way. */
+int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs);
+
 #endif
