@@ -121,6 +121,7 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
     /* flat [t, bytes, stack, stack_bytes, ...] in time order */
     cmt_json_array(j, "pts");
     int64_t lastt = -1;
+    uint64_t lastv = 0;
     for (size_t i = 0; i < tl->nbuckets; i++) {
         const struct cmt_tl_bucket *b = &s->b[i];
         if (!b->has) continue;
@@ -128,8 +129,11 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
         qsort(v, 3, sizeof *v, cmp_pt);
         long sr = stab_get(st, s->proc, b->top_stack);
         for (int k = 0; k < 3; k++) {
-            if (v[k].t == lastt && k) continue;
+            /* points at the same time are all kept (a coarse clock gives many): only exact
+             * repeats go, so the bucket's max is always drawn */
+            if (v[k].t == lastt && v[k].v == lastv) continue;
             lastt = v[k].t;
+            lastv = v[k].v;
             cmt_json_i64(j, NULL, rel(a, s->proc, v[k].t, base));
             cmt_json_u64(j, NULL, v[k].v);
             if (sr < 0) cmt_json_i64(j, NULL, -1);
