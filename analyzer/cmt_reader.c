@@ -31,7 +31,11 @@ struct cmt_stream {
     uint64_t seq, last_seq, ptr;
     int64_t time;
     int have_last, done;
+    uint8_t *buf;          /* the open block read into memory (NULL: decoded from the mapping) */
+    const uint8_t *base;   /* where the open block's bytes are: buf or the mapping */
     struct cmt_event ev;
+    uint64_t frames[CMT_MAX_FRAMES];          /* ev.frames */
+    struct cmt_segment segs[CMT_MAX_SEGMENTS]; /* ev.segs */
 };
 
 struct cmt_dump {
@@ -39,6 +43,7 @@ struct cmt_dump {
     const uint8_t *map;
     size_t size;
     const struct cmt_file_header *hdr;
+    int fd;                  /* blocks are read with pread (see open_block) */
     int truncated, corrupt;
     struct cmt_blockref *blocks;
     size_t nblocks;
@@ -46,7 +51,13 @@ struct cmt_dump {
     size_t nstreams;
     size_t *heap, nheap;
     size_t last; /* stream returned last, to advance on the next call; (size_t)-1: none */
+    /* the smallest head among the other streams (seq, writer) when last was chosen: while last's
+     * next record stays below it, last is the head again without touching the heap */
+    uint64_t bound_seq;
+    uint32_t bound_writer;
+    int have_bound;
     int started;
+    size_t page;
     char err[512];
 };
 
@@ -117,6 +128,16 @@ static int cmp_block(const void *a, const void *b) {
     return x->staging - y->staging; /* the normal copy first */
 }
 
+/* Drops the pages of [off, end) from this process (MADV_DONTNEED: a private read-only file mapping
+ * reads them back from the file when touched again), so resident memory stays a few blocks per
+ * writer instead of growing with the file. Pointers into the mapping stay valid. */
+#define CMT_READ_MAX (1u << 20) /* blocks up to this size are read, not mapped */
+
+static void release(struct cmt_dump *d, uint64_t off, uint64_t end) {
+    uint64_t a = (off + d->page - 1) & ~(uint64_t)(d->page - 1), b = end & ~(uint64_t)(d->page - 1);
+    if (b > a) madvise((void *)(d->map + a), (size_t)(b - a), MADV_DONTNEED);
+}
+
 struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -137,9 +158,9 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         return NULL;
     }
     void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
     if (map == MAP_FAILED) {
         set_err(err, errlen, path, "cannot map: %s", strerror(errno));
+        close(fd);
         return NULL;
     }
     const struct cmt_file_header *h = map;
@@ -168,6 +189,7 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     if (why) {
         set_err(err, errlen, path, "%s", why);
         munmap(map, size);
+        close(fd);
         return NULL;
     }
     struct cmt_dump *d = calloc(1, sizeof *d);
@@ -176,6 +198,7 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     d->map = map;
     d->size = size;
     d->hdr = h;
+    d->fd = fd;
     d->last = (size_t)-1;
     size_t bs = h->block_size, body = size - h->header_size;
     size_t nfull = body / bs, rem = body % bs;
@@ -186,7 +209,9 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     for (size_t i = 0; i < maxb; i++) {
         uint64_t off = h->header_size + (uint64_t)i * bs;
         struct cmt_block_header bh;
-        memcpy(&bh, d->map + off, sizeof bh);
+        /* pread, not the mapping: a page fault costs far more than a small read on VMs, and the
+         * mapped pages would stay resident */
+        if (pread(fd, &bh, sizeof bh, (off_t)off) != (ssize_t)sizeof bh) memcpy(&bh, d->map + off, sizeof bh);
         if (bh.magic == 0) continue;
         if (bh.magic != CMT_BLOCK_MAGIC && bh.magic != CMT_BLOCK_MAGIC_STAGING) {
             set_err(err, errlen, path, "offset %llu (block %zu magic): corrupt block header (magic 0x%08x)",
@@ -205,6 +230,8 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         b->staging = bh.magic == CMT_BLOCK_MAGIC_STAGING;
     }
     if (d->nblocks > 1) qsort(d->blocks, d->nblocks, sizeof *d->blocks, cmp_block);
+    d->page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!d->page || (d->page & (d->page - 1))) d->page = 4096;
     /* a staging block already copied to a normal block is a stale copy */
     size_t kept = 0;
     for (size_t i = 0; i < d->nblocks; i++) {
@@ -230,6 +257,8 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         if (!i || d->blocks[i].writer != d->blocks[i - 1].writer) {
             struct cmt_stream *s = &d->streams[d->nstreams++];
             s->writer = d->blocks[i].writer;
+            s->ev.frames = s->frames;
+            s->ev.segs = s->segs;
             s->first = i;
         }
         d->streams[d->nstreams - 1].count++;
@@ -247,12 +276,15 @@ fail:
         free(d);
     }
     munmap(map, size);
+    close(fd);
     return NULL;
 }
 
 void cmt_dump_close(struct cmt_dump *d) {
     if (!d) return;
     munmap((void *)d->map, d->size);
+    close(d->fd);
+    for (size_t i = 0; i < d->nstreams; i++) free(d->streams[i].buf);
     free(d->path);
     free(d->blocks);
     free(d->streams);
@@ -277,6 +309,15 @@ static void corrupt(struct cmt_dump *d, uint64_t off, const char *fmt, ...) {
     vsnprintf(d->err + n, sizeof d->err - (size_t)n, fmt, ap);
     va_end(ap);
 }
+
+/* cmt_get_varint with the one-byte case inline (most fields of hot records). */
+static inline __attribute__((always_inline)) uint64_t rd_varint(struct cmt_cursor *c) {
+    if (__builtin_expect(c->p < c->end && *c->p < 0x80 && c->ok, 1)) return *c->p++;
+    return cmt_get_varint(c);
+}
+static inline __attribute__((always_inline)) int64_t rd_zvarint(struct cmt_cursor *c) { return cmt_zz_dec(rd_varint(c)); }
+#define cmt_get_varint rd_varint
+#define cmt_get_zvarint rd_zvarint
 
 static uint64_t get_ptr(struct cmt_cursor *c, struct cmt_stream *s) {
     int64_t delta = cmt_get_zvarint(c);
@@ -338,7 +379,7 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         uint64_t a = 0;
         for (uint32_t i = 0; i < e->nframes && c->ok; i++) {
             a = i ? a + (uint64_t)cmt_get_zvarint(c) : cmt_get_varint(c);
-            e->frames[i] = a;
+            s->frames[i] = a;
         }
         break;
     }
@@ -372,9 +413,9 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         }
         e->nseg = (uint32_t)n;
         for (uint32_t i = 0; i < e->nseg && c->ok; i++) {
-            e->segs[i].vaddr = cmt_get_varint(c);
-            e->segs[i].memsz = cmt_get_varint(c);
-            e->segs[i].flags = cmt_get_varint(c);
+            s->segs[i].vaddr = cmt_get_varint(c);
+            s->segs[i].memsz = cmt_get_varint(c);
+            s->segs[i].flags = cmt_get_varint(c);
         }
         break;
     }
@@ -447,10 +488,18 @@ static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
     if (s->cur >= s->count) return 0;
     const struct cmt_blockref *b = &d->blocks[s->first + s->cur++];
     struct cmt_block_header bh;
-    memcpy(&bh, d->map + b->off, sizeof bh);
+    /* Blocks are read into a buffer per stream (memory: one block per writer, whatever the file
+     * size; no page faults, which cost 20-50 us each on VMs). Huge blocks (hostile headers) and
+     * failed reads are decoded from the mapping instead. */
+    s->base = d->map + b->off;
+    if (b->len <= CMT_READ_MAX) {
+        if (!s->buf) s->buf = malloc(CMT_READ_MAX);
+        if (s->buf && pread(d->fd, s->buf, (size_t)b->len, (off_t)b->off) == (ssize_t)b->len) s->base = s->buf;
+    }
+    memcpy(&bh, s->base, sizeof bh);
     s->block_off = b->off;
-    s->c.p = d->map + b->off + sizeof bh;
-    s->c.end = d->map + b->off + b->len;
+    s->c.p = s->base + sizeof bh;
+    s->c.end = s->base + b->len;
     s->c.ok = 1;
     s->open = 1;
     s->partial = b->len < d->hdr->block_size;
@@ -472,9 +521,10 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
         struct cmt_cursor *c = &s->c;
         if (c->p >= c->end || *c->p == 0) { /* end of the block */
             s->open = 0;
+            if (s->base == d->map + s->block_off) release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
             continue;
         }
-        uint64_t off = (uint64_t)(c->p - d->map);
+        uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
         struct cmt_event *e = &s->ev;
         unsigned t = *c->p++;
         /* reset only the fields readers may look at for this record */
@@ -526,6 +576,13 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
                     (unsigned long long)s->block_off, why);
             return -1;
         }
+        if ((e->str1 || e->str2 || e->payload) && s->base != d->map + s->block_off) {
+            /* strings and payloads point into the mapping: valid as long as the dump is open */
+            const uint8_t *m = d->map + s->block_off;
+            if (e->str1) e->str1 = (const char *)m + ((const uint8_t *)e->str1 - s->base);
+            if (e->str2) e->str2 = (const char *)m + ((const uint8_t *)e->str2 - s->base);
+            if (e->payload) e->payload = m + (e->payload - s->base);
+        }
         uint64_t seq = s->seq + sd;
         if (!s->first_rec && sd == 0) {
             corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
@@ -553,6 +610,17 @@ static int heap_less(struct cmt_dump *d, size_t a, size_t b) {
     return x->writer < y->writer;
 }
 
+/* Remembers the smallest head below the heap top (its children), or none. */
+static void set_bound(struct cmt_dump *d) {
+    d->have_bound = 0;
+    if (d->nheap < 2) return;
+    size_t m = d->heap[1];
+    if (d->nheap > 2 && heap_less(d, d->heap[2], m)) m = d->heap[2];
+    d->bound_seq = d->streams[m].ev.seq;
+    d->bound_writer = d->streams[m].writer;
+    d->have_bound = 1;
+}
+
 static void sift_down(struct cmt_dump *d, size_t i) {
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
@@ -575,6 +643,7 @@ void cmt_dump_rewind(struct cmt_dump *d) {
     }
     d->nheap = 0;
     d->last = (size_t)-1;
+    d->have_bound = 0;
     d->started = 0;
     d->corrupt = 0; /* found again, at the same place, if the records are read again */
     d->err[0] = 0;
@@ -591,14 +660,21 @@ int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
         }
         for (size_t i = d->nheap / 2; i-- > 0;) sift_down(d, i);
     } else if (d->last != (size_t)-1) {
-        int rc = stream_advance(d, &d->streams[d->last]);
+        struct cmt_stream *s = &d->streams[d->last];
+        int rc = stream_advance(d, s);
         if (rc < 0) return -1;
+        if (rc > 0 && (!d->have_bound || s->ev.seq < d->bound_seq ||
+                       (s->ev.seq == d->bound_seq && s->writer < d->bound_writer))) {
+            *ev = &s->ev; /* still the smallest head: the heap is unchanged */
+            return 1;
+        }
         if (rc == 0) d->heap[0] = d->heap[--d->nheap];
         if (d->nheap) sift_down(d, 0);
         d->last = (size_t)-1;
     }
     if (!d->nheap) return 0;
     d->last = d->heap[0];
+    set_bound(d);
     *ev = &d->streams[d->last].ev;
     return 1;
 }

@@ -38,7 +38,7 @@ struct cmt_event {
     /* STACK */
     uint64_t id;         /* STACK / MODULE_LOAD / MODULE_UNLOAD / API_NAME id, POOL handle */
     uint32_t nframes;
-    uint64_t frames[CMT_MAX_FRAMES];
+    const uint64_t *frames; /* nframes addresses (owned by the reader, valid with the event) */
     /* DEVICE */
     uint64_t total;      /* DEVICE total_bytes; ALERT live_bytes */
     uint8_t uuid[16];
@@ -53,7 +53,7 @@ struct cmt_event {
     /* MODULE_LOAD */
     uint64_t base;
     uint32_t nseg;
-    struct cmt_segment segs[CMT_MAX_SEGMENTS];
+    const struct cmt_segment *segs; /* nseg segments (owned by the reader, valid with the event) */
     /* extension records: raw payload */
     const uint8_t *payload;
     size_t payload_len;
