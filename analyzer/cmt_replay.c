@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
     "unknown_free", "double_free",     "failed_free",     "failed_calls",  "dropped_events",      "dropped_stacks",
@@ -19,6 +20,19 @@ const char *cmt_leak_at_name(int at) {
     return at == CMT_AT_TEARDOWN ? "teardown" : at == CMT_AT_DIED ? "died" : "exit";
 }
 
+/* Zeroed memory for a hash table. Big tables get transparent huge pages: their lookups are misses
+ * all over the table, and a TLB miss costs as much as the cache miss (more on VMs). */
+static void *table_alloc(size_t bytes) {
+    if (bytes < (4u << 20)) return calloc(1, bytes);
+    void *p = NULL;
+    if (posix_memalign(&p, 2u << 20, bytes) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes & ~(size_t)4095, MADV_HUGEPAGE);
+#endif
+    memset(p, 0, bytes);
+    return p;
+}
+
 static inline uint64_t mix(uint64_t a, uint64_t b) {
     uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6));
     h ^= h >> 29;
@@ -26,37 +40,28 @@ static inline uint64_t mix(uint64_t a, uint64_t b) {
     return h ^ (h >> 32);
 }
 
-/* ---- map: (k1, k2) -> uint32 value, no deletion ---- */
+/* ---- map: (k1, k2) -> uint32 value, no deletion; one slot is one cache-friendly record ---- */
+struct m2e {
+    uint64_t k1, k2;
+    uint32_t v; /* value + 1; 0: empty */
+};
 struct map2 {
-    uint64_t *k1, *k2;
-    uint32_t *v; /* value + 1; 0: empty */
+    struct m2e *e;
     size_t cap, n;
 };
 
 static int map2_grow(struct map2 *m) {
     size_t ncap = m->cap ? m->cap * 2 : 64;
-    uint64_t *k1 = calloc(ncap, 8), *k2 = calloc(ncap, 8);
-    uint32_t *v = calloc(ncap, 4);
-    if (!k1 || !k2 || !v) {
-        free(k1);
-        free(k2);
-        free(v);
-        return -1;
-    }
+    struct m2e *e = table_alloc(ncap * sizeof *e);
+    if (!e) return -1;
     for (size_t i = 0; i < m->cap; i++)
-        if (m->v[i]) {
-            size_t j = mix(m->k1[i], m->k2[i]) & (ncap - 1);
-            while (v[j]) j = (j + 1) & (ncap - 1);
-            k1[j] = m->k1[i];
-            k2[j] = m->k2[i];
-            v[j] = m->v[i];
+        if (m->e[i].v) {
+            size_t j = mix(m->e[i].k1, m->e[i].k2) & (ncap - 1);
+            while (e[j].v) j = (j + 1) & (ncap - 1);
+            e[j] = m->e[i];
         }
-    free(m->k1);
-    free(m->k2);
-    free(m->v);
-    m->k1 = k1;
-    m->k2 = k2;
-    m->v = v;
+    free(m->e);
+    m->e = e;
     m->cap = ncap;
     return 0;
 }
@@ -65,30 +70,32 @@ static int map2_grow(struct map2 *m) {
 static uint32_t *map2_slot(struct map2 *m, uint64_t a, uint64_t b) {
     if ((m->n + 1) * 4 > m->cap * 3 && map2_grow(m) != 0) return NULL;
     size_t j = mix(a, b) & (m->cap - 1);
-    while (m->v[j]) {
-        if (m->k1[j] == a && m->k2[j] == b) return &m->v[j];
+    while (m->e[j].v) {
+        if (m->e[j].k1 == a && m->e[j].k2 == b) return &m->e[j].v;
         j = (j + 1) & (m->cap - 1);
     }
-    m->k1[j] = a;
-    m->k2[j] = b;
+    m->e[j].k1 = a;
+    m->e[j].k2 = b;
     m->n++;
-    return &m->v[j];
+    return &m->e[j].v;
 }
 
 static uint32_t map2_get(const struct map2 *m, uint64_t a, uint64_t b) {
     if (!m->cap) return 0;
     size_t j = mix(a, b) & (m->cap - 1);
-    while (m->v[j]) {
-        if (m->k1[j] == a && m->k2[j] == b) return m->v[j];
+    while (m->e[j].v) {
+        if (m->e[j].k1 == a && m->e[j].k2 == b) return m->e[j].v;
         j = (j + 1) & (m->cap - 1);
     }
     return 0;
 }
 
+static void map2_prefetch(const struct map2 *m, uint64_t a, uint64_t b) {
+    if (m->cap) __builtin_prefetch(&m->e[mix(a, b) & (m->cap - 1)]);
+}
+
 static void map2_free(struct map2 *m) {
-    free(m->k1);
-    free(m->k2);
-    free(m->v);
+    free(m->e);
     memset(m, 0, sizeof *m);
 }
 
@@ -117,7 +124,7 @@ static size_t ltab_find(const struct ltab *t, uint64_t space, uint64_t ptr) {
 
 static int ltab_grow(struct ltab *t) {
     size_t ncap = t->cap ? t->cap * 2 : 1024;
-    struct live *e = calloc(ncap, sizeof *e);
+    struct live *e = table_alloc(ncap * sizeof *e);
     if (!e) return -1;
     for (size_t i = 0; i < t->cap; i++)
         if (t->e[i].used) {
@@ -169,6 +176,7 @@ static void ltab_del(struct ltab *t, size_t i) {
 }
 
 #define FREED_RING 65536
+#define DEV_SMALL 64
 
 /* observations of one (stack, device) counter across the markers of a series */
 struct gstate {
@@ -203,6 +211,7 @@ struct cmt_replay_live {
     struct cmt_stack *stacks;
     size_t nstacks, capstacks;
     struct map2 dev_map; /* (ordinal, 0) -> devs index */
+    uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
     size_t capdevs;
     struct map2 ctx_map; /* (ctx, 0) -> ctxdev index */
     int64_t *ctxdev;
@@ -246,9 +255,13 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
 
 static struct cmt_devstate *dev_get(struct cmt_replay *r, int64_t ord) {
     struct cmt_replay_live *t = r->t;
+    if (ord >= 0 && ord < DEV_SMALL && t->dev_small[ord]) return &r->devs[t->dev_small[ord] - 1];
     uint32_t *slot = map2_slot(&t->dev_map, (uint64_t)ord, 0);
     if (!slot) return NULL;
-    if (*slot) return &r->devs[*slot - 1];
+    if (*slot) {
+        if (ord >= 0 && ord < DEV_SMALL) t->dev_small[ord] = *slot;
+        return &r->devs[*slot - 1];
+    }
     if (grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
     struct cmt_devstate *d = &r->devs[r->ndevs++];
     memset(d, 0, sizeof *d);
@@ -814,18 +827,72 @@ static void sort_devs(struct cmt_replay *r) {
     if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
     struct cmt_replay_live *t = r->t;
     map2_free(&t->dev_map);
+    memset(t->dev_small, 0, sizeof t->dev_small);
     for (size_t i = 0; i < r->ndevs; i++) {
         uint32_t *slot = map2_slot(&t->dev_map, (uint64_t)r->devs[i].ordinal, 0);
         if (slot) *slot = (uint32_t)i + 1;
     }
 }
 
+/* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
+ * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
+ * recently freed, stack-device counter, the freed key the ring will evict) are prefetched. Only
+ * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
+ * per-stream buffers (STACK frames), so reading stops until it has been applied. */
+#define LOOKAHEAD 16
+#define PREFETCH_MIN_SLOTS 16384
+
+static inline int hot_event(unsigned type) {
+    return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
+}
+
+static void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e, size_t ahead) {
+    const struct cmt_replay_live *t = r->t;
+    uint64_t h = mix(e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
+    __builtin_prefetch(&t->live.e[h & (t->live.cap - 1)]);
+    if (t->freed.cap) __builtin_prefetch(&t->freed.e[h & (t->freed.cap - 1)]);
+    if (e->type != CMT_REC_FREE) {
+        map2_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
+    } else if (t->ring_n == FREED_RING && t->freed.cap) {
+        size_t k = (t->ring_pos + ahead) % FREED_RING;
+        __builtin_prefetch(&t->freed.e[mix(t->ring_ptr[k], t->ring_space[k]) & (t->freed.cap - 1)]);
+    }
+}
+
+static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
+    const struct cmt_replay_live *t = r->t;
+    struct cmt_event q[LOOKAHEAD];
+    size_t head = 0, n = 0;
+    int blocked = 0, end = 0, rc = 0;
+    const struct cmt_event *e;
+    for (;;) {
+        if (!n && t->live.cap < PREFETCH_MIN_SLOTS) { /* small tables: no queue, no copies */
+            if ((rc = cmt_dump_next(d, &e)) <= 0) return rc;
+            cmt_replay_event(r, e);
+            continue;
+        }
+        while (n < LOOKAHEAD && !blocked && !end) {
+            if ((rc = cmt_dump_next(d, &e)) <= 0) {
+                end = 1;
+                break;
+            }
+            struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
+            *c = *e;
+            if (hot_event(c->type)) prefetch_event(r, c, n);
+            else blocked = 1;
+            n++;
+        }
+        if (!n) return rc;
+        cmt_replay_event(r, &q[head]);
+        head = (head + 1) % LOOKAHEAD;
+        if (!--n) blocked = 0;
+    }
+}
+
 int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
     const struct cmt_event *e;
-    int rc;
     cmt_dump_rewind(d);
-    while ((rc = cmt_dump_next(d, &e)) > 0) cmt_replay_event(r, e);
-    if (rc < 0) return -1;
+    if (replay_pass1(r, d) < 0) return -1;
     /* exactness of the peak snapshots: a device whose snapshot is older than its peak gets a
      * second pass that stops at the peak */
     int need = 0;
