@@ -50,5 +50,11 @@ else
     demo_one oom "allocating until cudaMalloc fails (a 512 MiB fake GPU)" FAKECUDA_MEM_MB=512 -- 64
 fi
 echo
+for name in train_leak dp_skew oom; do
+    echo "\$ cumemtrack report --html -o build/demo/$name.html build/demo/$name"
+    "$bin" report --html -o "$root/build/demo/$name.html" "$root/build/demo/$name" || status=1
+done
+echo "open build/demo/train_leak.html (and the others) in a browser: each is one self-contained file"
+echo
 [ $status = 0 ] && echo "== demo done: dumps are in build/demo/" || echo "== demo: something failed (see above)" >&2
 exit $status

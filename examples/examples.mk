@@ -31,12 +31,12 @@ EX_DIR = $(if $(filter 1,$(EX_REAL_GPU)),$(EX_CUDA_DIR),$(EX_FAKE_DIR))
 $(EX_FAKE_DIR)/%: examples/%.c $(EX_DEPS) $(EX_FAKE_RT)
 	@mkdir -p $(@D)
 	$(CC) $(EX_CFLAGS) -o $@ $< -L$(BUILD)/tests/fakert -l:libcudart.so.13 \
-		-Wl,-rpath,'$$ORIGIN/../../tests/fakert' -lpthread
+		-Wl,-rpath,'$$ORIGIN/../../tests/fakert' -lpthread -ldl
 
 $(EX_CUDA_DIR)/%: examples/%.c $(EX_DEPS)
 	@mkdir -p $(@D)
 	$(EX_NVCC) -x c -O0 -g -Iexamples -Xcompiler -fno-omit-frame-pointer,-rdynamic,-Wall,-Wextra \
-		-cudart shared -Xlinker -rpath=$(CUDA_HOME)/lib64 -o $@ $<
+		-cudart shared -Xlinker -rpath=$(CUDA_HOME)/lib64 -o $@ $< -ldl
 
 examples-fake: $(EX_FAKE_BINS)
 test-programs: $(EX_FAKE_BINS)

@@ -17,7 +17,15 @@
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-_Atomic int cmt_exited; /* the EXIT record was written */
+_Atomic int cmt_exited;  /* the EXIT record was written */
+_Atomic int cmt_exiting; /* exit() has begun (atexit handlers run): teardowns now are "at exit" */
+static _Atomic int exit_handler_registered;
+
+/* Registered at the first allocation, i.e. after a CUDA runtime finished its initialisation (and
+ * registered its own exit handler, which releases its contexts): handlers run last-registered
+ * first, so this one marks the start of exit() before that release, and the teardown it causes is
+ * recorded as happening at exit. */
+static void on_exit_begin(void) { atomic_store(&cmt_exiting, 1); }
 
 /* ---- record emitters ---- */
 
@@ -146,6 +154,9 @@ static int alloc_device(struct cmt_call *c, uint64_t ptr, int ctx_device) {
 }
 
 static void track_alloc(struct cmt_call *c, CUresult r) {
+    if (CMT_UNLIKELY(!atomic_load_explicit(&exit_handler_registered, memory_order_relaxed)) &&
+        !atomic_exchange(&exit_handler_registered, 1))
+        atexit(on_exit_begin);
     int ctx_device;
     uint16_t ctx = cmt_ctx_current(&ctx_device);
     if (r != CUDA_SUCCESS) {
@@ -244,7 +255,7 @@ static void sweep_gone(const struct cmt_entry *e, void *arg) {
 
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
-    if (atomic_load(&cmt_exited)) flags |= CMT_FLAG_AT_EXIT;
+    if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
     uint64_t seq = cmt_next_seq();
     uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
     if (p) {
@@ -339,6 +350,7 @@ void cmt_events_fork_child(void) {
     pthread_mutex_init(&pool_lock, NULL);
     npools = 0;
     atomic_store(&cmt_exited, 0);
+    atomic_store(&cmt_exiting, 0); /* the handler itself is inherited */
 }
 
 /* ---- array sizes (what was asked for; the driver may round up) ---- */

@@ -124,7 +124,7 @@ struct cmt_config {
     char manifest[4096];        /* CUMEMTRACK_MANIFEST, or "" */
     unsigned depth;             /* CUMEMTRACK_DEPTH */
     bool no_children;
-    bool precise_clock;         /* CUMEMTRACK_CLOCK=precise */
+    bool precise_clock;         /* false with CUMEMTRACK_CLOCK=coarse */
     bool quiet;
 };
 extern struct cmt_config cmt_cfg CMT_HIDDEN;

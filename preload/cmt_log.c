@@ -41,9 +41,10 @@ void cmt_warn_once(atomic_int *flag, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Event times: CLOCK_MONOTONIC_COARSE by default (a few ns; resolution one kernel tick, 1-4 ms),
- * CLOCK_MONOTONIC with CUMEMTRACK_CLOCK=precise (ns resolution; 20-70 ns a call). Both count from
- * the same origin, so the header's start_clock_ns (precise) relates them to wall-clock time. */
+/* Event times: CLOCK_MONOTONIC by default (ns resolution; 20-70 ns a read),
+ * CLOCK_MONOTONIC_COARSE with CUMEMTRACK_CLOCK=coarse (a few ns; one kernel tick of resolution,
+ * 1-4 ms), for allocation-heavy jobs. Both count from the same origin, so the header's
+ * start_clock_ns relates either to wall-clock time. */
 int64_t cmt_now(void) {
     struct timespec ts;
     clock_gettime(cmt_cfg.precise_clock ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE, &ts);

@@ -23,7 +23,7 @@
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-struct cmt_config cmt_cfg = {.depth = 64};
+struct cmt_config cmt_cfg = {.depth = 64, .precise_clock = true};
 _Atomic int cmt_disabled;
 _Atomic uint32_t cmt_generation;
 __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
@@ -106,10 +106,10 @@ static void read_config(void) {
     if (v && !strcmp(v, "0")) cmt_stack_cache_enabled = 0;
     v = getenv("CUMEMTRACK_CLOCK");
     if (v && *v) {
-        if (!strcmp(v, "precise"))
-            cmt_cfg.precise_clock = true;
-        else if (strcmp(v, "coarse"))
-            cmt_warn("warning: CUMEMTRACK_CLOCK=\"%s\" is neither coarse nor precise; using coarse", v);
+        if (!strcmp(v, "coarse"))
+            cmt_cfg.precise_clock = false;
+        else if (strcmp(v, "precise"))
+            cmt_warn("warning: CUMEMTRACK_CLOCK=\"%s\" is neither precise nor coarse; using precise", v);
     }
     v = getenv("CUMEMTRACK_MANIFEST");
     if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);

@@ -41,6 +41,7 @@ static struct {
 } W = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 static __thread bool creating; /* this thread is writing the new dump's first records */
 
+
 static atomic_int warned_stop, warned_create, warned_escape;
 
 uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&W.seq, 1, memory_order_relaxed) + 1; }
