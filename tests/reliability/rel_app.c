@@ -57,7 +57,7 @@ struct queue {
 
 static struct queue queues[MAXT];
 static int nthreads, ndev;
-static atomic_long ops_done;
+static atomic_long ops_done, ops_skipped; /* skipped: nothing to free and nowhere to hand an allocation */
 static long nops;
 static unsigned seed0;
 static pthread_barrier_t bar;
@@ -151,7 +151,7 @@ static void *stress_worker(void *arg) {
     unsigned s = seed0 * 7919u + (unsigned)t * 104729u + 1;
     struct queue *mine = &queues[t], *next = &queues[nx];
     struct item it;
-    long done = 0;
+    long done = 0, skipped = 0;
     pthread_barrier_wait(&bar);
     for (long i = 0; i < nops;) {
         if (rnd(&s) % 2 && pop(mine, &it)) {
@@ -165,7 +165,7 @@ static void *stress_worker(void *arg) {
                 do_free(&s, &it);
                 i++, done++;
             } else if (atomic_load(&finished[nx])) {
-                i++;
+                i++, skipped++;
             } else {
                 sched_yield();
             }
@@ -178,6 +178,7 @@ static void *stress_worker(void *arg) {
     }
     atomic_store(&finished[t], 1);
     atomic_fetch_add(&ops_done, done);
+    atomic_fetch_add(&ops_skipped, skipped);
     pthread_barrier_wait(&bar);
     /* drain: what the previous thread allocated; every 16th is leaked */
     int k = 0;
@@ -192,7 +193,8 @@ static void *stress_worker(void *arg) {
 
 static void print_totals(void) {
     printf("expect-alloc %ld\n", atomic_load(&total_allocs));
-    printf("rel-ops %ld\n", atomic_load(&ops_done));
+    printf("rel-ops %ld\n", atomic_load(&ops_done) + atomic_load(&ops_skipped));
+    printf("rel-skipped %ld\n", atomic_load(&ops_skipped));
     for (int d = -1; d < ndev; d++)
         printf("rel-dev %d allocs %ld frees %ld leaked %ld\n", d, atomic_load(&t_allocs[d + 1]),
                atomic_load(&t_frees[d + 1]), atomic_load(&t_leaked[d + 1]));
