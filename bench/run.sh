@@ -74,7 +74,7 @@ pairs() {
         LINE=$(timeout 300 "$BIN" pairs "$@")
         DUMP=
     else
-        LINE=$(CUMEMTRACK_OUTPUT=$TMP/run.cmt CUMEMTRACK_DEPTH=$d LD_PRELOAD=$LIB timeout 300 "$BIN" pairs "$@")
+        LINE=$(env ${EXTRA:-} CUMEMTRACK_OUTPUT=$TMP/run.cmt CUMEMTRACK_DEPTH=$d LD_PRELOAD=$LIB timeout 300 "$BIN" pairs "$@")
         DUMP=$TMP/run.cmt
     fi
     [ -n "$LINE" ] || log "run failed: depth=$d $*"
@@ -102,6 +102,12 @@ for rep in $(seq 1 "$REPS"); do
             add "dump$d" "$(ratio "$(stat -c %s "$DUMP")" "$(field pairs_total <<<"$LINE")")"
         fi
     done
+    # variants of the tracker side by side: the coarse event clock at depth 0, and depth 32 without
+    # the call-site stack cache (every stack unwound by libunwind)
+    EXTRA=CUMEMTRACK_CLOCK=coarse pairs 0 cuda 0 "$N_TRK" 1
+    ns=$(field ns_per_pair <<<"$LINE"); add trk0c "$ns"; add ovh0c "$(sub_ "$ns" "$base")"
+    EXTRA=CUMEMTRACK_STACK_CACHE=0 pairs 32 cuda 32 "$N_TRK" 1
+    ns=$(field ns_per_pair <<<"$LINE"); add trk32n "$ns"; add ovh32n "$(sub_ "$ns" "$base")"
     # 2: malloc/free at depth 32, plain and under heaptrack (default mode: recording piped to
     # heaptrack_interpret; --raw: recording only, compressed to a file)
     pairs - malloc 32 "$N_FAST" 1; mbase=$(field ns_per_pair <<<"$LINE"); add mbase "$mbase"
@@ -213,6 +219,8 @@ D = 32 for the untracked run), $N_TRK pairs per tracked run, $N_FAST untracked.
 | CUMEMTRACK_DEPTH=8 | $(fig trk8) | $(fig ovh8) | $(fig sys8) | | |
 | CUMEMTRACK_DEPTH=32 | $(fig trk32) | $(fig ovh32) | $(fig sys32) | ≤ 450 | $(verdict "$o32" "<=" 450) |
 | CUMEMTRACK_DEPTH=64 | $(fig trk64) | $(fig ovh64) | $(fig sys64) | | |
+| CUMEMTRACK_DEPTH=0, CUMEMTRACK_CLOCK=coarse | $(fig trk0c) | $(fig ovh0c) | | ≤ 60 | $(verdict "$(median ovh0c)" "<=" 60) |
+| CUMEMTRACK_DEPTH=32, CUMEMTRACK_STACK_CACHE=0 | $(fig trk32n) | $(fig ovh32n) | | | |
 
 ## 2. Versus heaptrack (malloc/free, depth 32)
 
