@@ -2,6 +2,7 @@
 # the top Makefile). Layout under $(DESTDIR)$(PREFIX):
 #   bin/cumemtrack                     the analyzer (its `run` finds the tracer at
 #   lib/cumemtrack/libcumemtrack.so    ../lib/cumemtrack/ from its own directory)
+#   lib/libcumemtrack_mark.so          what programs link for cmt_mark() (-lcumemtrack_mark)
 #   include/cumemtrack.h               the public marker API
 #   share/man/man1/cumemtrack.1        the manual page
 .PHONY: install uninstall
@@ -14,10 +15,12 @@ install: all
 		$(CMT_INST_ROOT)/share/man/man1
 	$(CMT_INSTALL) -m 755 $(BUILD)/cumemtrack $(CMT_INST_ROOT)/bin/cumemtrack
 	$(CMT_INSTALL) -m 755 $(BUILD)/libcumemtrack.so $(CMT_INST_ROOT)/lib/cumemtrack/libcumemtrack.so
+	$(CMT_INSTALL) -m 755 $(BUILD)/libcumemtrack_mark.so $(CMT_INST_ROOT)/lib/libcumemtrack_mark.so
 	$(CMT_INSTALL) -m 644 include/cumemtrack.h $(CMT_INST_ROOT)/include/cumemtrack.h
 	$(CMT_INSTALL) -m 644 docs/cumemtrack.1 $(CMT_INST_ROOT)/share/man/man1/cumemtrack.1
 
 uninstall:
 	rm -f $(CMT_INST_ROOT)/bin/cumemtrack $(CMT_INST_ROOT)/lib/cumemtrack/libcumemtrack.so \
+		$(CMT_INST_ROOT)/lib/libcumemtrack_mark.so \
 		$(CMT_INST_ROOT)/include/cumemtrack.h $(CMT_INST_ROOT)/share/man/man1/cumemtrack.1
 	rmdir $(CMT_INST_ROOT)/lib/cumemtrack 2>/dev/null || true
