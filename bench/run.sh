@@ -59,7 +59,7 @@ verdict() { # verdict VALUE OP TARGET -> "met" / "MISSED by X%"
     awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
         ok = op == "<=" ? v <= t : v >= t
         if (v == "" || v == "n/a") { print "n/a"; exit }
-        if (ok) print "met"; else printf("**missed** by %.0f%%\n", op == "<=" ? (v / t - 1) * 100 : (1 - v / t) * 100) }'
+        if (ok) print "met"; else printf("**missed** by %.1f%%\n", op == "<=" ? (v / t - 1) * 100 : (1 - v / t) * 100) }'
 }
 
 # pairs OUTVAR DEPTHENV ARGS...: runs cmtbench pairs; DEPTHENV "-" = untracked, else CUMEMTRACK_DEPTH.
