@@ -21,15 +21,8 @@ static atomic_int warned_deepbind;
 
 static int find_own(struct dl_phdr_info *info, size_t size, void *arg) {
     (void)size;
-    uintptr_t me = (uintptr_t)arg;
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
+    uintptr_t me = (uintptr_t)arg, lo, hi;
+    cmt_module_range(info, &lo, &hi);
     if (me >= lo && me < hi) {
         own_lo = lo;
         own_hi = hi;

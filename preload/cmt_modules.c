@@ -36,6 +36,18 @@ static uint64_t str_hash(const char *s) {
     return h;
 }
 
+void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) {
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo) *lo = a;
+        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
+    }
+}
+
 static size_t build_id(const struct dl_phdr_info *info, const uint8_t **out) {
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -99,14 +111,8 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg) {
         exe[n > 0 ? n : 0] = 0;
         path = exe;
     }
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + ph->p_memsz > hi) hi = a + ph->p_memsz;
-    }
+    uintptr_t lo, hi;
+    cmt_module_range(info, &lo, &hi);
     if (hi == 0) return 0;
     uint64_t nh = str_hash(path);
     for (size_t i = 0; i < nmods; i++) {

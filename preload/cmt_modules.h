@@ -8,6 +8,7 @@
 #define CMT_MODULES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 void cmt_modules_mark_dirty(void);
 /* Rescans if dirty (cheap check; call before recording an event). */
@@ -16,5 +17,8 @@ void cmt_modules_check(void);
 void cmt_modules_cover(const void *const *ips, unsigned n);
 void cmt_modules_rescan(void);
 void cmt_modules_fork_child(void);
+struct dl_phdr_info;
+/* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */
+void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 
 #endif

@@ -10,26 +10,34 @@
  * dlopen: mode = cmt_dlopen_pre(file, mode); jmp *cmt_real_dlopen
  * (the pre functions also resolve the real pointers before they are used)
  */
-    .text
-    .globl dlsym
-    .type dlsym, @function
-dlsym:
-    .cfi_startproc
-    endbr64
+/* Keep the first two arguments across the call to the pre-hook (16-byte stack alignment kept). */
+    .macro SAVE_ARGS
     push %rdi
     .cfi_adjust_cfa_offset 8
     push %rsi
     .cfi_adjust_cfa_offset 8
     sub $8, %rsp
     .cfi_adjust_cfa_offset 8
-    mov 24(%rsp), %rdx
-    call cmt_dlsym_pre
+    .endm
+    .macro RESTORE_ARGS
     add $8, %rsp
     .cfi_adjust_cfa_offset -8
     pop %rsi
     .cfi_adjust_cfa_offset -8
     pop %rdi
     .cfi_adjust_cfa_offset -8
+    .endm
+
+    .text
+    .globl dlsym
+    .type dlsym, @function
+dlsym:
+    .cfi_startproc
+    endbr64
+    SAVE_ARGS
+    mov 24(%rsp), %rdx
+    call cmt_dlsym_pre
+    RESTORE_ARGS
     test %rax, %rax
     jz 1f
     ret
@@ -43,19 +51,9 @@ dlsym:
 dlopen:
     .cfi_startproc
     endbr64
-    push %rdi
-    .cfi_adjust_cfa_offset 8
-    push %rsi
-    .cfi_adjust_cfa_offset 8
-    sub $8, %rsp
-    .cfi_adjust_cfa_offset 8
+    SAVE_ARGS
     call cmt_dlopen_pre
-    add $8, %rsp
-    .cfi_adjust_cfa_offset -8
-    pop %rsi
-    .cfi_adjust_cfa_offset -8
-    pop %rdi
-    .cfi_adjust_cfa_offset -8
+    RESTORE_ARGS
     mov %eax, %esi
     jmp *cmt_real_dlopen(%rip)
     .cfi_endproc
