@@ -124,7 +124,7 @@ static size_t *order(const struct dentry *v, size_t n, int leak, size_t *nout) {
     }
     g_sort_v = v;
     g_sort_leak = leak;
-    qsort(ix, k, sizeof *ix, cmp_delta);
+    if (k > 1) qsort(ix, k, sizeof *ix, cmp_delta);
     *nout = k;
     return ix;
 }

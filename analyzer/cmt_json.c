@@ -105,7 +105,7 @@ void cmt_json_i64(struct cmt_json *j, const char *key, int64_t v) {
 }
 void cmt_json_double(struct cmt_json *j, const char *key, double v) {
     prefix(j, key);
-    if (isfinite(v)) fprintf(j->f, "%.4g", v);
+    if (isfinite(v)) fprintf(j->f, "%.10g", v); /* ratios and rates: 10 significant digits */
     else fputs("null", j->f);
 }
 void cmt_json_bool(struct cmt_json *j, const char *key, int v) {

@@ -155,7 +155,8 @@ void cmt_pools_finish(struct cmt_pools *p) {
         pool->leaks[k].regions++;
     }
     for (size_t i = 0; i < p->n; i++)
-        qsort(p->pools[i].leaks, p->pools[i].nleaks, sizeof *p->pools[i].leaks, cmp_pleak);
+        if (p->pools[i].nleaks > 1)
+            qsort(p->pools[i].leaks, p->pools[i].nleaks, sizeof *p->pools[i].leaks, cmp_pleak);
 }
 
 const struct cmt_pool *cmt_pools_list(const struct cmt_pools *p, size_t *n) {

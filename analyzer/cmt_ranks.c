@@ -86,7 +86,7 @@ int cmt_ranks_build(struct cmt_analysis *a) {
         }
     }
     sort_a = a;
-    qsort(R->rows, R->nrows, sizeof *R->rows, cmp_row);
+    if (R->nrows > 1) qsort(R->rows, R->nrows, sizeof *R->rows, cmp_row);
     /* forked workers: same host and rank, parent among the dumps */
     for (size_t i = 0; i < R->nrows; i++)
         for (size_t k = 0; k < R->nrows; k++)
@@ -145,7 +145,7 @@ int cmt_ranks_build(struct cmt_analysis *a) {
             if (G[g].peak > G[pmax].peak) pmax = g;
             if (G[g].leaked > G[lmax].leaked) lmax = g;
         }
-        qsort(lv, ng, sizeof *lv, cmp_u64);
+        if (ng > 1) qsort(lv, ng, sizeof *lv, cmp_u64);
         uint64_t median = ng % 2 ? lv[ng / 2] : (lv[ng / 2 - 1] + lv[ng / 2]) / 2;
         free(lv);
         if (G[lmax].leaked) {
