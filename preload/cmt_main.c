@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,15 +132,25 @@ static void fork_child(void) {
     if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);
 }
 
+static __thread bool initialising; /* this thread runs cmt_init (a nested call returns) */
+
 void cmt_init(void) {
     if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) return;
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) return; /* running: go on */
+    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
+        /* another thread is reading the configuration: wait for it (never for ourselves; bounded,
+         * in case that thread waits for a lock this one holds, such as the loader's) */
+        for (int i = 0; i < 20000 && !initialising && atomic_load_explicit(&init_state, memory_order_acquire) != 2; i++)
+            sched_yield();
+        return;
+    }
+    initialising = true;
     cmt_dl_init();
     read_config();
     cmt_signals_init();
     cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
+    initialising = false;
     atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 
