@@ -159,7 +159,9 @@ __attribute__((constructor)) static void cmt_ctor(void) { cmt_init(); }
 /* ---- the end of the process ---- */
 
 static void emit_exit(int how, int status) {
-    if (!cmt_writer_path() || atomic_exchange(&cmt_exited, 1)) return;
+    /* a vfork child (exec or _exit right after vfork, as posix_spawn-like code and Python's
+     * subprocess do) shares our memory: its end is not ours */
+    if (!cmt_writer_mine() || atomic_exchange(&cmt_exited, 1)) return;
     uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)how);
@@ -187,7 +189,7 @@ CMT_EXPORT void _exit(int status) {
 CMT_EXPORT void _Exit(int status) { _exit(status); }
 
 static void exec_failed(int err) {
-    if (!cmt_writer_path()) return;
+    if (!cmt_writer_mine()) return;
     atomic_store(&cmt_exited, 0);
     uint8_t buf[CMT_VARINT_MAX], *p = cmt_put_zvarint(buf, err);
     cmt_emit_ext(CMT_REC_EXEC_FAILED, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));

@@ -48,6 +48,10 @@ uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&W.seq, 1, memory
 
 const char *cmt_writer_path(void) { return atomic_load(&W.state) == W_OPEN ? W.path : NULL; }
 
+bool cmt_writer_mine(void) {
+    return atomic_load(&W.state) == W_OPEN && W.hdr && W.hdr->pid == (uint32_t)getpid();
+}
+
 void cmt_counter_add(enum cmt_counter c, uint64_t n) {
     uint64_t *ctr = W.hdr ? &W.hdr->counters[c] : &W.early_counters[c];
     __atomic_fetch_add(ctr, n, __ATOMIC_RELAXED);

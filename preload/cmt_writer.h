@@ -31,6 +31,9 @@ void cmt_counter_add(enum cmt_counter c, uint64_t n);
 void cmt_writer_fork_child(void);
 /* The dump's path, or NULL. */
 const char *cmt_writer_path(void);
+/* True when this process created the open dump (false in a vfork child, which shares the
+ * parent's memory without running fork handlers: it must never write there). */
+bool cmt_writer_mine(void);
 void cmt_writer_set_stacks_available(bool yes);
 
 #endif

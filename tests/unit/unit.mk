@@ -1,6 +1,6 @@
 # tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity).
 UNIT := $(BUILD)/tests/unit
-test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
@@ -22,3 +22,7 @@ $(UNIT)/stack_alias: tests/unit/stack_alias.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls $< -o $@ \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(UNIT)/vfork_exit: tests/unit/vfork_exit.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
