@@ -105,6 +105,32 @@ static int nv_dpush_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
     return push(d, message(a, tmp, sizeof tmp));
 }
 static int nv_dpop(nvtxDomainHandle_t d) { return pop(d); }
+/* Start/end ranges may cross threads: a start is recorded like a push (a "range" marker of that
+ * label), an end like a pop. */
+static _Atomic uint64_t next_range_id;
+static nvtxRangeId_t start(nvtxDomainHandle_t d, const char *label) {
+    record(label, CMT_MARK_RANGE_PUSH, dom(d));
+    return atomic_fetch_add(&next_range_id, 1) + 1;
+}
+static void end(nvtxDomainHandle_t d) { record("", CMT_MARK_RANGE_POP, dom(d)); }
+static nvtxRangeId_t nv_start_a(const char *m) { return start(NULL, m ? m : ""); }
+static nvtxRangeId_t nv_start_ex(const nvtxEventAttributes_t *a) {
+    char tmp[256];
+    return start(NULL, message(a, tmp, sizeof tmp));
+}
+static void nv_end(nvtxRangeId_t id) {
+    (void)id;
+    end(NULL);
+}
+static nvtxRangeId_t nv_dstart_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a) {
+    char tmp[256];
+    return start(d, message(a, tmp, sizeof tmp));
+}
+static void nv_dend(nvtxDomainHandle_t d, nvtxRangeId_t id) {
+    (void)id;
+    end(d);
+}
+
 static nvtxDomainHandle_t nv_dcreate_a(const char *name) {
     struct cmt_nvtx_domain *d = calloc(1, sizeof *d);
     if (!d) return NULL;
@@ -137,6 +163,9 @@ CMT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
         set_slot(t, n, NVTX_CBID_CORE_RangePushA, (NvtxFunctionPointer)nv_push_a);
         set_slot(t, n, NVTX_CBID_CORE_RangePushEx, (NvtxFunctionPointer)nv_push_ex);
         set_slot(t, n, NVTX_CBID_CORE_RangePop, (NvtxFunctionPointer)nv_pop);
+        set_slot(t, n, NVTX_CBID_CORE_RangeStartA, (NvtxFunctionPointer)nv_start_a);
+        set_slot(t, n, NVTX_CBID_CORE_RangeStartEx, (NvtxFunctionPointer)nv_start_ex);
+        set_slot(t, n, NVTX_CBID_CORE_RangeEnd, (NvtxFunctionPointer)nv_end);
     }
     t = NULL;
     n = 0;
@@ -144,6 +173,8 @@ CMT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
         set_slot(t, n, NVTX_CBID_CORE2_DomainMarkEx, (NvtxFunctionPointer)nv_dmark_ex);
         set_slot(t, n, NVTX_CBID_CORE2_DomainRangePushEx, (NvtxFunctionPointer)nv_dpush_ex);
         set_slot(t, n, NVTX_CBID_CORE2_DomainRangePop, (NvtxFunctionPointer)nv_dpop);
+        set_slot(t, n, NVTX_CBID_CORE2_DomainRangeStartEx, (NvtxFunctionPointer)nv_dstart_ex);
+        set_slot(t, n, NVTX_CBID_CORE2_DomainRangeEnd, (NvtxFunctionPointer)nv_dend);
         set_slot(t, n, NVTX_CBID_CORE2_DomainCreateA, (NvtxFunctionPointer)nv_dcreate_a);
         set_slot(t, n, NVTX_CBID_CORE2_DomainDestroy, (NvtxFunctionPointer)nv_ddestroy);
         set_slot(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)nv_dregister_a);

@@ -10,7 +10,9 @@ python3 - <<'PY' || die "markers/growth wrong"
 import json
 r = json.load(open('m.json'))
 marks = [m for m in r['markers'] if m['kind'] == 'mark' and m['label'] == 'iteration']
-ranges = [m for m in r['markers'] if m['kind'] == 'range']
+ranges = [m for m in r['markers'] if m['kind'] == 'range' and m['label'] == 'iteration']
+# nvtxRangeStartA/End (a process-wide range around the loop) is a range marker too
+assert [m['label'] for m in r['markers'] if m['kind'] == 'range' and m['label'] != 'iteration'] == ['training']
 assert len(marks) == 30, len(marks)
 assert len(ranges) == 30 and all(m['domain'] == 'default' for m in ranges), ranges[:2]
 assert not [m for m in r['markers'] if m['domain'] == 'NCCL'], 'NCCL ranges were not filtered'

@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
     for (int i = 2; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--sleep-ms")) sleep_ms = atoi(argv[i + 1]);
     nvtxDomainHandle_t nccl = nvtxDomainCreateA("NCCL");
+    nvtxRangeId_t run = nvtxRangeStartA("training"); /* a start/end range around the loop */
     for (int i = 0; i < n; i++) {
         nvtxRangePushA("iteration");
         nvtxEventAttributes_t a;
@@ -51,6 +52,7 @@ int main(int argc, char **argv) {
         cmt_mark("iteration");
         if (sleep_ms) usleep((useconds_t)sleep_ms * 1000);
     }
+    nvtxRangeEnd(run);
     nvtxMarkA("done");
     printf("iterations %d leaked %d\n", n, nkeep);
     return 0;
