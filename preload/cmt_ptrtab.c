@@ -141,18 +141,6 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
     }
 }
 
-uint64_t cmt_ptr_count(uint64_t *table_bytes) {
-    uint64_t n = 0, bytes = sizeof S;
-    for (int k = 0; k < STRIPES; k++) {
-        lock(&S[k]);
-        n += S[k].count;
-        bytes += (uint64_t)S[k].cap * sizeof(struct cmt_entry);
-        unlock(&S[k]);
-    }
-    if (table_bytes) *table_bytes = bytes;
-    return n;
-}
-
 void cmt_ptr_fork_child(void) {
     /* Another thread may have held a stripe at fork: start from empty tables (the child's CUDA
      * state starts from scratch too). The parent's arrays are abandoned, not freed. */

@@ -28,8 +28,6 @@ bool cmt_ptr_remove(uint64_t key, unsigned space, struct cmt_entry *out, uint64_
 /* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                    void (*gone)(const struct cmt_entry *, void *));
-/* Number of live entries and bytes of table memory (for benchmarks). */
-uint64_t cmt_ptr_count(uint64_t *table_bytes);
 void cmt_ptr_fork_child(void);
 
 #endif
