@@ -6,8 +6,8 @@
 #   build/tests/progs/NAME.shared, NAME.static         runtime test programs (tests/progs/rt_*.c)
 #   build/tests/progs/NAME                             driver-API programs   (tests/progs/drv_*.c)
 #   build/tests/progs/fake_getproc_test, libdlsymcount.so  checks of the fake itself
-# The runtime's driver look-up list comes from FAKE_GETPROC_REF (a verbatim copy of
-# /work/shared/reference/cudart13-getprocaddress.txt) through awk into fakert_procs.h.
+# The runtime's driver look-up list comes from FAKE_GETPROC_REF (the look-ups the real CUDA 13.0
+# runtime makes, recorded on a GPU machine: see the file's header) through awk into fakert_procs.h.
 
 .PHONY: test-programs
 
