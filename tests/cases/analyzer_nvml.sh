@@ -15,6 +15,11 @@ unset FAKENVML_STATE FAKENVML_INIT_ERROR CUDA_VISIBLE_DEVICES FAKECUDA_DEVICES F
 tail -n 1 unit.out
 grep -Eqx '[0-9]+ checks, 0 failed' unit.out || die "unit summary"
 [ "$(awk '{ print $1 }' unit.out | tail -n 1)" -ge 80 ] || die "fewer checks ran than written"
+if command -v valgrind >/dev/null; then # no invalid access, nothing lost across open/refresh/close
+    valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+        "$T" unit "$NVML_DIR/libnvidia-ml.so.1" >vg.out 2>vg.err || { grep -v '^fakenvml:' vg.err; die "valgrind"; }
+    echo "ok valgrind"
+fi
 
 # the fake NVML's GPUs are the fake driver's physical devices, whatever CUDA_VISIBLE_DEVICES says
 export FAKECUDA_DEVICES=5 FAKECUDA_MEM_MB=2048
