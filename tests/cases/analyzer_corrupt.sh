@@ -54,7 +54,10 @@ bad_input huge-string str.cmt "offset $n"
 mkdir -p nodumps; expect_rc 3 "$CMT_BIN" report nodumps; expect_rc 3 "$CMT_BIN" report missing.cmt
 # random bit flips in the block area: exit 0 or 3, never a crash (rc >= 128) or hang
 nscripts=0
-for s in "$g"/*.script; do "$MKDUMP" "$s" "f_$(basename "$s" .script).cmt" || fail "mkdump $s"; nscripts=$((nscripts + 1)); done
+for s in "$g"/*.script; do
+    "$MKDUMP" "$s" "f_$(basename "$s" .script).cmt" || fail "mkdump $s"
+    nscripts=$((nscripts + 1))
+done
 [ "$nscripts" -gt 0 ] || fail "no golden script"
 python3 - <<'PY' || fail "could not make the bit-flipped dumps"
 import random, glob
