@@ -1,13 +1,14 @@
 # tests/tests.mk — the GPU-less test bed (included by the top Makefile). `make test-programs`
 # builds:
 #   build/tests/fakecuda/libcuda.so.1 (+ libcuda.so)   fake CUDA driver      (tests/fakecuda/)
+#   build/tests/fakenvml/libnvidia-ml.so.1             fake NVML             (tests/fakenvml/)
 #   build/tests/fakert/libcudart.so.13 (+ libcudart.so) and libcudart_static.a
 #                                                      runtime test double   (tests/fakert/)
 #   build/tests/progs/NAME.shared, NAME.static         runtime test programs (tests/progs/rt_*.c)
 #   build/tests/progs/NAME                             driver-API programs   (tests/progs/drv_*.c)
 #   build/tests/progs/fake_getproc_test, libdlsymcount.so  checks of the fake itself
-# The runtime's driver look-up list comes from FAKE_GETPROC_REF (a verbatim copy of
-# /work/shared/reference/cudart13-getprocaddress.txt) through awk into fakert_procs.h.
+# The runtime's driver look-up list comes from FAKE_GETPROC_REF (the look-ups the real CUDA 13.0
+# runtime makes, recorded on a GPU machine: see the file's header) through awk into fakert_procs.h.
 
 .PHONY: test-programs
 
@@ -24,7 +25,7 @@ FAKE_DRV_PROGS := $(patsubst tests/progs/%.c,%,$(wildcard tests/progs/drv_*.c))
 
 FAKE_TARGETS := $(FAKE_OUT)/fakecuda/libcuda.so.1 $(FAKE_OUT)/fakecuda/libcuda.so \
 	$(FAKE_OUT)/fakert/libcudart.so.13 $(FAKE_OUT)/fakert/libcudart.so \
-	$(FAKE_OUT)/fakert/libcudart_static.a \
+	$(FAKE_OUT)/fakert/libcudart_static.a $(FAKE_OUT)/fakenvml/libnvidia-ml.so.1 \
 	$(foreach p,$(FAKE_RT_PROGS),$(FAKE_OUT)/progs/$(p).shared $(FAKE_OUT)/progs/$(p).static) \
 	$(foreach p,$(FAKE_DRV_PROGS),$(FAKE_OUT)/progs/$(p)) \
 	$(FAKE_OUT)/progs/fake_getproc_test $(FAKE_OUT)/progs/libdlsymcount.so
@@ -38,6 +39,11 @@ $(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c include/cmt_format.
 
 $(FAKE_OUT)/fakecuda/libcuda.so: $(FAKE_OUT)/fakecuda/libcuda.so.1
 	ln -sf libcuda.so.1 $@
+
+# --- fake NVML (shares the NVML ABI declarations of analyzer/cmt_nvml.h) ---------------------
+$(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/cmt_nvml.h tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PIC_CFLAGS) -Ianalyzer -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -lpthread
 
 # --- runtime double ------------------------------------------------------------------------
 $(FAKE_OUT)/fakert/fakert_procs.h: $(FAKE_GETPROC_REF) tests/tests.mk

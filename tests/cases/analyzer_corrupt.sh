@@ -53,8 +53,13 @@ bad_input huge-string str.cmt "offset $n"
 # a directory without dumps, a missing file
 mkdir -p nodumps; expect_rc 3 "$CMT_BIN" report nodumps; expect_rc 3 "$CMT_BIN" report missing.cmt
 # random bit flips in the block area: exit 0 or 3, never a crash (rc >= 128) or hang
-for s in "$g"/*.script; do "$MKDUMP" "$s" "f_$(basename "$s" .script).cmt"; done
-python3 - <<'PY'
+nscripts=0
+for s in "$g"/*.script; do
+    "$MKDUMP" "$s" "f_$(basename "$s" .script).cmt" || fail "mkdump $s"
+    nscripts=$((nscripts + 1))
+done
+[ "$nscripts" -gt 0 ] || fail "no golden script"
+python3 - <<'PY' || fail "could not make the bit-flipped dumps"
 import random, glob
 random.seed(1234)
 for src in sorted(glob.glob('f_*.cmt')):
@@ -82,4 +87,5 @@ if [ -n "$VALGRIND" ]; then
         [ $rc -eq 0 ] || [ $rc -eq 3 ] || { cat err.txt; fail "valgrind $f: exit $rc"; }
     done
 fi
+[ "$n" -eq $((nscripts * 25)) ] || fail "$n bit-flipped dumps checked, expected $((nscripts * 25))"
 echo "ok: $n bit-flipped dumps"

@@ -11,7 +11,8 @@ for s in "$g"/*.script; do
     n=$(basename "$s" .script); "$MKDUMP" "$s" "$n.cmt" || fail mkdump
     "$CMT_BIN" report --json "$n.cmt" >"$n.json" || fail "report $n"; docs+=("$n.json")
 done
-mkdir -p imb; for s in "$g"/imbalance/*.script; do "$MKDUMP" "$s" "imb/$(basename "$s" .script).cmt"; done
+mkdir -p imb
+for s in "$g"/imbalance/*.script; do "$MKDUMP" "$s" "imb/$(basename "$s" .script).cmt" || fail "mkdump $s"; done
 "$CMT_BIN" report --json --top 2 -o imb.json imb || fail "report dir"; docs+=(imb.json)
 printf 'header pid=9 host="we\\"ird\\\\host" cmd="a\tb \x01c"\ninfo key=k value=v\nexit clean\n' | "$MKDUMP" - esc.cmt
 "$CMT_BIN" report --json esc.cmt >esc.json || fail "report esc"; docs+=(esc.json)

@@ -9,6 +9,7 @@ FAKECUDA_GROUND_TRUTH=$PWD/fork.%p.gt LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD
     "$P/rt_fork.shared" >fork.out 2>fork.err || { cat fork.err; die "rt_fork exited $?"; }
 parent=$(awk '$1 == "parent-pid" { print $2 }' fork.out)
 child=$(awk '$1 == "child-pid" { print $2 }' fork.out)
+[ -n "$parent" ] && [ -n "$child" ] || die "rt_fork did not print its parent-pid and child-pid"
 for pid in $parent $child; do
     "$CMT_BIN" dump "fork.$pid.cmt" >"fork.$pid.txt" || die "no readable dump for pid $pid"
     python3 "$CHECK" "fork.$pid.txt" "fork.$pid.gt" || die "fork: pid $pid's dump differs"

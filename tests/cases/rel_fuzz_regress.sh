@@ -29,7 +29,7 @@ echo "ok $reg regression input(s) from fuzzing"
 LD_PRELOAD=$CMT_LIB CUMEMTRACK_DEPTH=8 CUMEMTRACK_OUTPUT=$PWD/real.cmt "$REL/rel_app" stress 4 400 2 >/dev/null 2>&1 \
     || die "could not make a real dump"
 "$CMT_BIN" dump real.cmt >/dev/null || die "the real dump is unreadable"
-python3 - <<'PY'
+python3 - <<'PY' >made.txt || die "could not make the hostile inputs"
 import random, struct
 random.seed(4242)
 d = open('real.cmt', 'rb').read()
@@ -74,6 +74,11 @@ open('many_writers.cmt', 'wb').write(bytes(hdr) + b''.join(block(w + 1, 0) for w
 open('many_indexes.cmt', 'wb').write(bytes(hdr) + b''.join(block(1, 20000 - i) for i in range(20000))); n += 1
 print('made %d hostile inputs' % n)
 PY
-run_all trunc_*.cmt flip_*.cmt ver_*.cmt minor_*.cmt huge_*.cmt many_*.cmt
+cat made.txt
+made=$(awk '$1 == "made" { print $2 }' made.txt)
+hostile=(trunc_*.cmt flip_*.cmt ver_*.cmt minor_*.cmt huge_*.cmt many_*.cmt)
+for f in "${hostile[@]}"; do [ -f "$f" ] || die "no input matches $f"; done
+[ "${#hostile[@]}" -eq "$made" ] || die "${#hostile[@]} inputs on disk, the generator made $made"
+run_all "${hostile[@]}"
 echo "ok $(ls trunc_* flip_* ver_* minor_* huge_* many_* | wc -l) truncated / flipped / wrong-version / huge-count inputs: exit 0 or 3, bounded memory, no hang"
 echo PASS

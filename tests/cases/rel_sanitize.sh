@@ -17,7 +17,7 @@ n=0
 MKDUMP=$CMT_BUILD/tests/tools/cmt_mkdump
 for s in "$g"/*.script; do "$MKDUMP" "$s" "$(basename "$s" .script).cmt" || die "mkdump $s"; done
 # a few bit-flipped copies too
-python3 - <<'PY'
+python3 - <<'PY' || die "could not make the bit-flipped dumps"
 import glob, random
 random.seed(99)
 for src in sorted(glob.glob('*.cmt')):
@@ -31,7 +31,9 @@ for src in sorted(glob.glob('*.cmt')):
 PY
 # and the fuzzing regression inputs (tests/fuzz/regress/)
 for f in "$CMT_ROOT"/tests/fuzz/regress/*; do [ -f "$f" ] && cp "$f" "reg_$(basename "$f")"; done
-for f in *.cmt *.flip*; do
+inputs=(*.cmt *.flip* reg_*)
+for f in "${inputs[@]}"; do [ -f "$f" ] || die "no input matches $f"; done
+for f in "${inputs[@]}"; do
     for sub in "report --no-symbols" "report --json --no-symbols" "dump" "dump --raw" "check --no-symbols"; do
         "$CMT_BIN" $sub "$f" >want.out 2>/dev/null; want=$?
         "$ABIN" $sub "$f" >got.out 2>got.err; got=$?
@@ -41,6 +43,7 @@ for f in *.cmt *.flip*; do
         n=$((n + 1))
     done
 done
+[ "$n" -eq $((${#inputs[@]} * 5)) ] || die "$n sanitizer runs, expected $((${#inputs[@]} * 5))"
 echo "ok ASan+UBSan analyzer: $n runs over golden and bit-flipped dumps, same results, no report"
 # ASan programs under the tracker (libasan first)
 AP=$CMT_BUILD/asan/tests

@@ -4,7 +4,7 @@
  *
  * It finds the driver exactly as the real runtime does: at first use
  * dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), ONE dlsym(handle, "cuGetProcAddress_v2"), then
- * every look-up of /work/shared/reference/cudart13-getprocaddress.txt in that order (the list is
+ * every look-up of tests/fakert/cudart13-getprocaddress.txt in that order (the list is
  * turned into fakert_procs.h at build time by tests/tests.mk), tolerating NOT_FOUND. After that
  * the driver is called only through the pointers of that table (DRV(name, version, flags)), so a
  * reference to a look-up the real runtime does not make fails to compile.

@@ -31,6 +31,7 @@ compare_gt() {
     fi
     local ea ga
     ea=$(expect_alloc "$out"); ga=$(gt_value "$gt" alloc_calls)
+    [ "$ea" -gt 0 ] || die "$name: the program announced no allocation (expect-alloc): nothing to compare"
     [ "$ea" = "$ga" ] || die "$name: expect-alloc $ea but alloc_calls $ga"
     echo "ok $name ($(expect_keys "$out" | wc -l) leaks, $ea allocations)"
 }

@@ -74,18 +74,46 @@ def replay(recs):
     return leaks, allocs, problems
 
 
-def parse_truth(path):
+def parse_truth(path, problems):
+    """The ground truth's leak lines and NAME VALUE lines; a line of neither shape is a problem."""
     leaks, vals = [], {}
     with open(path) as f:
-        for line in f:
+        for n, line in enumerate(f, 1):
             w = line.split()
             if not w or w[0].startswith('#'):
                 continue
-            if w[0] == 'leak':
-                leaks.append((w[1], int(w[3]), int(w[4], 16), int(w[5]), w[6]))
-            else:
-                vals[w[0]] = int(w[1])
+            try:
+                if w[0] == 'leak' and len(w) == 7:
+                    leaks.append((w[1], int(w[3]), int(w[4], 16), int(w[5]), w[6]))
+                    continue
+                if w[0] != 'leak' and len(w) == 2:
+                    vals[w[0]] = int(w[1])
+                    continue
+            except ValueError:
+                pass
+            problems.append('%s:%d: malformed ground-truth line: %s' % (path, n, line.strip()))
+    if 'alloc_calls' not in vals:
+        problems.append('%s: no alloc_calls line' % path)
     return leaks, vals
+
+
+def parse_expect(path, problems):
+    """The program's `expect-leak KIND ORDINAL BYTES FUNCTION` lines; a malformed one is a problem
+    (never skipped: an expectation the checker cannot read would otherwise check nothing)."""
+    want = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            w = line.split()
+            if not w or not w[0].startswith('expect-leak'):
+                continue
+            try:
+                if w[0] == 'expect-leak' and len(w) == 5:
+                    want.append((w[1], int(w[2]), int(w[3]), w[4]))
+                    continue
+            except ValueError:
+                pass
+            problems.append('%s:%d: malformed expectation: %s' % (path, n, line.strip()))
+    return want
 
 
 def main():
@@ -95,7 +123,7 @@ def main():
         print(__doc__)
         return 2
     leaks, allocs, problems = replay(parse_dump(args[0]))
-    truth, vals = parse_truth(args[1])
+    truth, vals = parse_truth(args[1], problems)
     got = sorted(l[:4] for l in leaks)
     want = sorted(l[:4] for l in truth if not exit_only or l[4] == 'exit')
     if got != want:
@@ -110,15 +138,17 @@ def main():
         problems.append('dump has %d allocations, the driver made %d' % (allocs, vals['alloc_calls']))
     if len(args) >= 4:
         report = json.load(open(args[3]))
-        for line in open(args[2]):
-            w = line.split()
-            if len(w) != 5 or w[0] != 'expect-leak':
-                continue
-            kind, dev, fn = w[1], int(w[2]), w[4]
+        expected = {}  # (kind, dev, function) -> bytes the program says it leaked from there
+        for kind, dev, nbytes, fn in parse_expect(args[2], problems):
+            expected[(kind, dev, fn)] = expected.get((kind, dev, fn), 0) + nbytes
+        for (kind, dev, fn), nbytes in sorted(expected.items()):
             hits = [l for l in report['leaks'] if l['kind'] == kind and l['device'] == dev and
                     any((fr.get('function') or '').startswith(fn) for fr in l['frames'])]
             if not hits:
                 problems.append('no %s leak on device %d with a frame in %s' % (kind, dev, fn))
+            elif sum(l['bytes'] for l in hits) < nbytes:
+                problems.append('%s leaks on device %d with a frame in %s: %d bytes, the program leaked %d' %
+                                (kind, dev, fn, sum(l['bytes'] for l in hits), nbytes))
     for p in problems:
         print('FAIL:', p)
     if problems:

@@ -1,6 +1,8 @@
-# tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity).
+# tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity) and
+# the analyzer's NVML module against the fake NVML (test_nvml).
 UNIT := $(BUILD)/tests/unit
-test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit \
+	$(UNIT)/test_nvml
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
@@ -26,3 +28,7 @@ $(UNIT)/stack_alias: tests/unit/stack_alias.c
 $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(UNIT)/test_nvml: tests/unit/test_nvml.c $(BUILD)/analyzer/cmt_nvml.o analyzer/cmt_nvml.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ianalyzer $< $(BUILD)/analyzer/cmt_nvml.o -o $@ -ldl
