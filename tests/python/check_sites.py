@@ -1,0 +1,72 @@
+"""Checks a dump's Python frames against the call sites alloc_sites.py printed.
+
+usage: check_sites.py DUMP_TXT PROGRAM_OUT [--depth N] [--native-only] [--minor M]
+DUMP_TXT is `cumemtrack dump` output. For each "SITE name size file line qualname" line, the ALLOC
+of that size must have a stack whose Python frames hold (qualname, file, line) right below the
+innermost frame "malloc" (or as the innermost frame for the C extension); 64/32/1 MiB come from
+distinct stacks; no stack has more Python frames than --depth; with --native-only no stack has
+Python frames at all.
+"""
+import re
+import sys
+
+args = sys.argv[1:]
+dump, out = args[0], args[1]
+depth = int(args[args.index("--depth") + 1]) if "--depth" in args else 64
+minor = int(args[args.index("--minor") + 1]) if "--minor" in args else 13
+native_only = "--native-only" in args
+
+stacks, allocs, fails = {}, {}, []
+frame_re = re.compile(r'"((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)":(\d+)@(\d+)')
+for line in open(dump):
+    m = re.search(r" STACK id=(\d+) n=(\d+)", line)
+    if m:
+        py = [(f[0], f[1], int(f[2]), int(f[3])) for f in frame_re.findall(line)]
+        npy = re.search(r" npy=(\d+)", line)
+        assert len(py) == (int(npy.group(1)) if npy else 0), line
+        stacks[int(m.group(1))] = (int(m.group(2)), py)
+    m = re.search(r" ALLOC .* size=(\d+) .*stack=(\d+)", line)
+    if m:
+        allocs.setdefault(int(m.group(1)), []).append(int(m.group(2)))
+
+sites = [l.split() for l in open(out) if l.startswith("SITE ")]
+if not sites:
+    sys.exit("no SITE lines in " + out)
+for _, name, size, file, lineno, qual in sites:
+    size, lineno = int(size), int(lineno)
+    ids = allocs.get(size)
+    if not ids:
+        fails.append("%s: no ALLOC of %d bytes" % (name, size))
+        continue
+    n, py = stacks.get(ids[0], (0, []))
+    if native_only:
+        if py:
+            fails.append("%s: Python frames although they are off: %s" % (name, py))
+        continue
+    if len(py) > depth:
+        fails.append("%s: %d Python frames > depth %d" % (name, len(py), depth))
+    if name == "extension":
+        want = 0
+    else:
+        want = 1
+        if not py or py[0][0] != "malloc":
+            fails.append("%s: innermost Python frame is not malloc: %s" % (name, py[:2]))
+            continue
+    if len(py) <= want or py[want][:3] != (qual, file, lineno):
+        fails.append("%s: Python frame %d is %s, want %s" % (name, want, py[want:want + 1], (qual, file, lineno)))
+        continue
+    ats = [f[3] for f in py]
+    if ats != sorted(ats) or any(a > n for a in ats):
+        fails.append("%s: 'at' not non-decreasing within [0, %d]: %s" % (name, n, ats))
+    if depth >= 64 and name != "recursion" and ats[0] >= n:
+        fails.append("%s: no eval-loop native frame found for the innermost Python frame: %s" % (name, ats))
+    inside = [a for a in ats if a < n]
+    if minor <= 10 and len(set(inside)) != len(inside):
+        fails.append("%s: 3.%d runs one Python frame per eval-loop frame, 'at' repeats: %s" % (name, minor, ats))
+    print("ok %s: %s:%d %s (%d Python frames)" % (name, file.rsplit("/", 1)[-1], lineno, qual, len(py)))
+if {67108864, 33554432, 1048576} <= set(allocs) and not native_only:
+    trio = {allocs[s][0] for s in (67108864, 33554432, 1048576)}
+    if len(trio) != 3:
+        fails.append("64, 32 and 1 MiB allocations share stacks: %s" % trio)
+if fails:
+    sys.exit("\n".join("FAIL " + f for f in fails))
