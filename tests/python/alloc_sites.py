@@ -106,8 +106,22 @@ def native_ext():
     cmt_pyext.alloc(8 * MIB)  # the line the stack must name
 
 
+def loop():
+    for _ in range(3):  # the same native call site again and again: the stack cache's fast path
+        three_sites()
+
+
+def cache():
+    # a site seen twice in a row becomes a fast-path hit of the call-site stack cache; the next
+    # site reaches cudaMalloc through the very same native frames: only its Python frames differ
+    for f in (activation, activation, gradient, gradient, leak, leak, activation):
+        f()
+
+
 SCENARIOS = {
     "sites": three_sites,
+    "cache": cache,
+    "loop": loop,
     "method": lambda: Model().forward(),
     "threads": threads,
     "generator": lambda: list(gen()),

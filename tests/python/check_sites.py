@@ -32,12 +32,20 @@ for line in open(dump):
 sites = [l.split() for l in open(out) if l.startswith("SITE ")]
 if not sites:
     sys.exit("no SITE lines in " + out)
+seen = set()
 for _, name, size, file, lineno, qual in sites:
+    if (name, size, file, lineno, qual) in seen:
+        continue
+    seen.add((name, size, file, lineno, qual))
     size, lineno = int(size), int(lineno)
     ids = allocs.get(size)
     if not ids:
         fails.append("%s: no ALLOC of %d bytes" % (name, size))
         continue
+    for other in ids[1:]:  # every allocation of this size comes from this site
+        o = stacks.get(other, (0, []))[1]
+        if not native_only and o[:2] != stacks.get(ids[0], (0, []))[1][:2]:
+            fails.append("%s: allocation of %d bytes with stack %d has Python frames %s" % (name, size, other, o[:2]))
     n, py = stacks.get(ids[0], (0, []))
     if native_only:
         if py:
@@ -65,8 +73,8 @@ for _, name, size, file, lineno, qual in sites:
         fails.append("%s: 3.%d runs one Python frame per eval-loop frame, 'at' repeats: %s" % (name, minor, ats))
     print("ok %s: %s:%d %s (%d Python frames)" % (name, file.rsplit("/", 1)[-1], lineno, qual, len(py)))
 if {67108864, 33554432, 1048576} <= set(allocs) and not native_only:
-    trio = {allocs[s][0] for s in (67108864, 33554432, 1048576)}
-    if len(trio) != 3:
+    trio = [set(allocs[s]) for s in (67108864, 33554432, 1048576)]
+    if len(set.union(*trio)) != sum(map(len, trio)):
         fails.append("64, 32 and 1 MiB allocations share stacks: %s" % trio)
 if fails:
     sys.exit("\n".join("FAIL " + f for f in fails))
