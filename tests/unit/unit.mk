@@ -1,6 +1,6 @@
 # tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity).
 UNIT := $(BUILD)/tests/unit
-test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit $(UNIT)/test_interleave
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
@@ -26,3 +26,7 @@ $(UNIT)/stack_alias: tests/unit/stack_alias.c
 $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/cmt_reader.c analyzer/cmt_reader.h include/cmt_format.h include/cmt_wire.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/cmt_reader.c -o $@
