@@ -115,6 +115,16 @@ static void detect(void) {
         atomic_store(&state, PY_UNSUPPORTED);
         return;
     }
+    /* the table describes default builds: a type object's ob_type is at offset 8 there, not in a
+     * free-threaded (3.13t) or Py_TRACE_REFS build, whose layouts differ */
+    uintptr_t type_type = (uintptr_t)sym(h, "PyType_Type");
+    if (!type_type || ld(code_type, 8) != type_type) {
+        snprintf(note, sizeof note,
+                 "CPython %s has an object layout this cumemtrack does not know (free-threaded or debug build?): "
+                 "native-only stacks", ver);
+        atomic_store(&state, PY_UNSUPPORTED);
+        return;
+    }
     void *ev = sym(h, "_PyEval_EvalFrameDefault");
     Dl_info di;
     const ElfW(Sym) *es = NULL;

@@ -2,7 +2,8 @@
 # Python frames, the edges: recursion deeper than CUMEMTRACK_DEPTH (Python frames bounded by it,
 # the innermost ones kept), CUMEMTRACK_PYTHON=0 (native-only stacks), a CPython without a layout
 # entry (simulated with the internal CUMEMTRACK_PYTHON_VERSION override, and a real 3.7 when pyenv
-# has one): native-only stacks and one INFO note, the program unchanged; a 1.0 dump (before Python
+# has one): native-only stacks and one INFO note, the program unchanged; CUMEMTRACK_ALERT's message
+# names the Python line; a 1.0 dump (before Python
 # frames) still reads, record for record as it did.
 source "$CMT_ROOT/tests/cases/py_lib.sh.inc"
 py=$(interpreters 11 | head -n 1)
@@ -43,6 +44,13 @@ for old in "$root"/versions/3.7*/bin/python3; do
     unsupported real37
     echo "ok unsupported ($old)"
 done
+
+# CUMEMTRACK_ALERT names the Python line first: 64 + 32 MiB crosses 90 MiB in malloc's cudaMalloc call
+line=$(grep -n 'if rt.cudaMalloc' "$PYDIR/alloc_sites.py" | cut -d: -f1)
+CUMEMTRACK_ALERT=0:90MiB pyrun alert "$py" cdll sites
+grep -q "^cumemtrack: alert: device 0 .* at malloc ($PYDIR/alloc_sites.py:$line) \[" alert.err ||
+    die "alert lacks the Python call site: $(cat alert.err)"
+echo "ok alert"
 
 # the previous format version still reads, unchanged
 cd "$CMT_ROOT/tests/compat" || die "no tests/compat"
