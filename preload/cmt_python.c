@@ -288,7 +288,10 @@ struct pytls {
 static __thread struct pytls *pt __attribute__((tls_model("initial-exec")));
 static pthread_key_t pt_key;
 static pthread_once_t pt_once = PTHREAD_ONCE_INIT;
-static void pt_free(void *p) { free(p); }
+static void pt_free(void *p) {
+    free(p);
+    pt = NULL; /* a hook later in this thread's exit allocates a new one */
+}
 static void pt_make_key(void) { pthread_key_create(&pt_key, pt_free); }
 
 static pthread_mutex_t codes_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -4,7 +4,8 @@
 # stacks name the right function, file and line for every call site (three distinct sites, a
 # method, a thread, a generator, a coroutine, an exception unwinding through the site, recursion,
 # a C extension calling cudaMalloc, repeated sites through the call-site stack cache), distinct
-# sites give distinct stacks, and the program's output is what it is untraced.
+# sites give distinct stacks, each Python frame names ("at") a native frame of the eval loop
+# _PyEval_EvalFrameDefault, and the program's output is what it is untraced.
 source "$CMT_ROOT/tests/cases/py_lib.sh.inc"
 n=0
 for py in $(interpreters); do
@@ -19,7 +20,9 @@ for py in $(interpreters); do
         t=py.$n.$mode
         PYTHONPATH=$PWD/ext.$n pyrun "$t" "$py" "$mode" sites loop cache method threads generator coroutine exception \
             recursion extension
-        python3 "$PYDIR/check_sites.py" "$t.txt" "$t.out" --minor "$mi" || die "$py $mode: wrong Python frames"
+        "$CMT_BIN" report --json "$t.cmt" >"$t.json" || die "$py $mode: report failed"
+        python3 "$PYDIR/check_sites.py" "$t.txt" "$t.out" --minor "$mi" --report "$t.json" ||
+            die "$py $mode: wrong Python frames"
         grep -q 'INFO key="python" value="CPython 3\.'"$mi"'\.[0-9]*: Python frames on"' "$t.txt" ||
             die "$py $mode: no INFO note saying Python frames are on"
         grep -q "cumemtrack\[" "$t.err" && die "$py $mode: the tracker warned: $(cat "$t.err")"
