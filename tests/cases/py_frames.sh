@@ -19,7 +19,7 @@ for py in $(interpreters); do
     for mode in cdll pydll; do
         t=py.$n.$mode
         PYTHONPATH=$PWD/ext.$n pyrun "$t" "$py" "$mode" sites loop cache method threads generator coroutine exception \
-            recursion extension
+            recursion extension unicode
         "$CMT_BIN" report --json "$t.cmt" >"$t.json" || die "$py $mode: report failed"
         python3 "$PYDIR/check_sites.py" "$t.txt" "$t.out" --minor "$mi" --report "$t.json" ||
             die "$py $mode: wrong Python frames"

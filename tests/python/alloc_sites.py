@@ -24,8 +24,9 @@ def site(name, size, depth=1, ahead=0):
     lines below the current one)."""
     f = sys._getframe(depth)
     qual = getattr(f.f_code, "co_qualname", f.f_code.co_name)
-    print("SITE %s %d %s %d %s" % (name, size, os.path.abspath(f.f_code.co_filename), f.f_lineno + ahead, qual),
-          flush=True)
+    sys.stdout.buffer.write(("SITE %s %d %s %d %s\n" % (name, size, os.path.abspath(f.f_code.co_filename),
+                                                       f.f_lineno + ahead, qual)).encode("utf-8"))
+    sys.stdout.flush()
 
 
 def malloc(name, size):
@@ -106,6 +107,15 @@ def native_ext():
     cmt_pyext.alloc(8 * MIB)  # the line the stack must name
 
 
+def größe():  # a latin-1 name (a 1-byte-per-character str)
+    return malloc("latin1", 9 * MIB)
+
+
+class 数据:  # names beyond latin-1 (2 bytes per character)
+    def 分配(self):
+        return malloc("cjk", 10 * MIB)
+
+
 def loop():
     for _ in range(3):  # the same native call site again and again: the stack cache's fast path
         three_sites()
@@ -129,6 +139,7 @@ SCENARIOS = {
     "exception": exception,
     "recursion": lambda: recurse(int(os.environ.get("PY_RECURSION", "40"))),
     "extension": native_ext,
+    "unicode": lambda: (größe(), 数据().分配()),
 }
 
 if __name__ == "__main__":

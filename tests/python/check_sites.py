@@ -8,6 +8,7 @@ distinct stacks; no stack has more Python frames than --depth; with --native-onl
 Python frames at all. With --report (the dump's `report --json`, which symbolizes native frames),
 the native frame each Python frame names by its "at" must be the eval loop _PyEval_EvalFrameDefault.
 """
+import codecs
 import json
 import re
 import sys
@@ -32,11 +33,19 @@ if "--report" in args:
     walk(json.load(open(args[args.index("--report") + 1])))
 
 stacks, natives, allocs, fails = {}, {}, {}, []
+
+
+def unq(s):
+    """The text of a string `cumemtrack dump` printed with C escapes (\\xNN for bytes >= 0x7f)."""
+    return codecs.escape_decode(s.encode("ascii"))[0].decode("utf-8")
+
+
+
 frame_re = re.compile(r'"((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)":(\d+)@(\d+)')
-for line in open(dump):
+for line in open(dump, encoding="ascii"):
     m = re.search(r" STACK id=(\d+) n=(\d+)", line)
     if m:
-        py = [(f[0], f[1], int(f[2]), int(f[3])) for f in frame_re.findall(line)]
+        py = [(unq(f[0]), unq(f[1]), int(f[2]), int(f[3])) for f in frame_re.findall(line)]
         npy = re.search(r" npy=(\d+)", line)
         assert len(py) == (int(npy.group(1)) if npy else 0), line
         native = [int(a, 16) for a in line.split(" npy=")[0].split()[5:] if a.startswith("0x")]
@@ -47,7 +56,7 @@ for line in open(dump):
     if m:
         allocs.setdefault(int(m.group(1)), []).append(int(m.group(2)))
 
-sites = [l.split() for l in open(out) if l.startswith("SITE ")]
+sites = [l.split() for l in open(out, encoding="utf-8") if l.startswith("SITE ")]
 if not sites:
     sys.exit("no SITE lines in " + out)
 seen, checked_at = set(), 0
