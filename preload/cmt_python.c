@@ -41,7 +41,7 @@ static int (*is_initialized)(void);
 static int (*addr2line)(void *, int);
 static uintptr_t code_type, frame_type, unicode_type;
 static uintptr_t eval_lo, eval_hi;
-static char note[160];
+static char note[256];
 static _Atomic uint32_t note_gen; /* generation + 1 whose dump has the note */
 
 static inline uintptr_t ld(uintptr_t base, int off) { return *(const uintptr_t *)(base + (uintptr_t)off); }
@@ -105,13 +105,13 @@ static void detect(void) {
     unicode_type = (uintptr_t)sym(h, "PyUnicode_Type");
     frame_type = (uintptr_t)sym(h, "PyFrame_Type");
     if (!l) {
-        snprintf(note, sizeof note, "CPython %s has no frame layout entry in this cumemtrack: native-only stacks",
+        snprintf(note, sizeof note, "CPython %.32s has no frame layout entry in this cumemtrack: native-only stacks",
                  ver);
         atomic_store(&state, PY_UNSUPPORTED);
         return;
     }
     if (!get_tstate || !is_initialized || !addr2line || !code_type || !unicode_type || (l->lasti && !frame_type)) {
-        snprintf(note, sizeof note, "CPython %s lacks the symbols Python frames need: native-only stacks", ver);
+        snprintf(note, sizeof note, "CPython %.32s lacks the symbols Python frames need: native-only stacks", ver);
         atomic_store(&state, PY_UNSUPPORTED);
         return;
     }
@@ -120,7 +120,7 @@ static void detect(void) {
     uintptr_t type_type = (uintptr_t)sym(h, "PyType_Type");
     if (!type_type || ld(code_type, 8) != type_type) {
         snprintf(note, sizeof note,
-                 "CPython %s has an object layout this cumemtrack does not know (free-threaded or debug build?): "
+                 "CPython %.32s has an object layout this cumemtrack does not know (free-threaded or debug build?): "
                  "native-only stacks", ver);
         atomic_store(&state, PY_UNSUPPORTED);
         return;
@@ -133,7 +133,7 @@ static void detect(void) {
         eval_hi = (uintptr_t)ev + es->st_size;
     }
     L = l;
-    snprintf(note, sizeof note, "CPython %s: Python frames on%s", ver,
+    snprintf(note, sizeof note, "CPython %.32s: Python frames on%s", ver,
              eval_hi ? "" : " (eval loop not found: Python frames after the native ones)");
     atomic_store_explicit(&state, PY_ON, memory_order_release);
 }

@@ -1,6 +1,6 @@
 # tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity).
 UNIT := $(BUILD)/tests/unit
-test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit $(UNIT)/test_interleave
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit $(UNIT)/test_interleave $(UNIT)/py_walk
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
@@ -30,3 +30,7 @@ $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 $(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/cmt_reader.c analyzer/cmt_reader.h include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/cmt_reader.c -o $@
+
+$(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_python.h preload/cmt_internal.h include/cmt_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/py_walk.c preload/cmt_python.c -o $@ -lpthread
