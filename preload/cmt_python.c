@@ -26,7 +26,7 @@
 int cmt_python_enabled = 1;
 
 static const struct cmt_py_layout layouts[] = {
-#define CMT_PY_ENTRY(mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu)                  \
+#define CMT_PY_ENTRY(mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu)       \
     {mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu},
     CMT_PY_LAYOUTS(CMT_PY_ENTRY)
 #undef CMT_PY_ENTRY
@@ -44,7 +44,9 @@ static uintptr_t eval_lo, eval_hi;
 static char note[256];
 static _Atomic uint32_t note_gen; /* generation + 1 whose dump has the note */
 
-static inline uintptr_t ld(uintptr_t base, int off) { return *(const uintptr_t *)(base + (uintptr_t)off); }
+static inline uintptr_t ld(uintptr_t base, int off) {
+    return *(const uintptr_t *)(base + (uintptr_t)off);
+}
 
 /* ---- detection ---- */
 
@@ -59,10 +61,12 @@ static int find_libpython(struct dl_phdr_info *info, size_t size, void *arg) {
     return 0;
 }
 
-static void *sym(void *h, const char *name) { return cmt_real_dlsym ? cmt_real_dlsym(h, name) : NULL; }
+static void *sym(void *h, const char *name) {
+    return cmt_real_dlsym ? cmt_real_dlsym(h, name) : NULL;
+}
 
-/* "3.11.7" from Py_Version (3.11+) or Py_GetVersion; CUMEMTRACK_PYTHON_VERSION (internal, for tests)
- * replaces the version used to pick the layout. */
+/* "3.11.7" from Py_Version (3.11+) or Py_GetVersion; CUMEMTRACK_PYTHON_VERSION (internal, for
+ * tests) replaces the version used to pick the layout. */
 static int version(void *h, char *buf, size_t len) {
     const uint32_t *hex = sym(h, "Py_Version");
     if (hex)
@@ -105,13 +109,16 @@ static void detect(void) {
     unicode_type = (uintptr_t)sym(h, "PyUnicode_Type");
     frame_type = (uintptr_t)sym(h, "PyFrame_Type");
     if (!l) {
-        snprintf(note, sizeof note, "CPython %.32s has no frame layout entry in this cumemtrack: native-only stacks",
+        snprintf(note, sizeof note,
+                 "CPython %.32s has no frame layout entry in this cumemtrack: native-only stacks",
                  ver);
         atomic_store(&state, PY_UNSUPPORTED);
         return;
     }
-    if (!get_tstate || !is_initialized || !addr2line || !code_type || !unicode_type || (l->lasti && !frame_type)) {
-        snprintf(note, sizeof note, "CPython %.32s lacks the symbols Python frames need: native-only stacks", ver);
+    if (!get_tstate || !is_initialized || !addr2line || !code_type || !unicode_type ||
+        (l->lasti && !frame_type)) {
+        snprintf(note, sizeof note,
+                 "CPython %.32s lacks the symbols Python frames need: native-only stacks", ver);
         atomic_store(&state, PY_UNSUPPORTED);
         return;
     }
@@ -120,8 +127,10 @@ static void detect(void) {
     uintptr_t type_type = (uintptr_t)sym(h, "PyType_Type");
     if (!type_type || ld(code_type, 8) != type_type) {
         snprintf(note, sizeof note,
-                 "CPython %.32s has an object layout this cumemtrack does not know (free-threaded or debug build?): "
-                 "native-only stacks", ver);
+                 "CPython %.32s has an object layout this cumemtrack does not know (free-threaded "
+                 "or debug build?): "
+                 "native-only stacks",
+                 ver);
         atomic_store(&state, PY_UNSUPPORTED);
         return;
     }
@@ -168,7 +177,9 @@ static bool ready(void) {
 
 /* ---- the walk ---- */
 
-static inline bool is_code(uintptr_t c) { return c && !(c & 7) && ld(c, 8) == code_type; }
+static inline bool is_code(uintptr_t c) {
+    return c && !(c & 7) && ld(c, 8) == code_type;
+}
 
 int cmt_python_walk(struct cmt_pyframe *out, int max) {
     if (!cmt_python_enabled || max <= 0 || !ready() || !is_initialized()) return 0;
@@ -205,7 +216,8 @@ int cmt_python_walk(struct cmt_pyframe *out, int max) {
         int64_t off = (int64_t)(ld(f, l->fr_instr) - (code + (uintptr_t)l->co_code));
         if (off < 0) off = -1; /* not started (3.11/3.12: prev_instr = first - 1) */
         if (off >= units * 2) goto bad;
-        uint32_t entry = l->fr_entry >= 0 ? *(const unsigned char *)(f + (uintptr_t)l->fr_entry) != 0 : 0;
+        uint32_t entry =
+            l->fr_entry >= 0 ? *(const unsigned char *)(f + (uintptr_t)l->fr_entry) != 0 : 0;
         out[n++] = (struct cmt_pyframe){code, (int32_t)off, entry};
     }
     if (n && !f) out[n - 1].entry = 1;
@@ -216,7 +228,9 @@ bad:
     return n;
 }
 
-bool cmt_python_is_eval(uintptr_t ip) { return ip > eval_lo && ip <= eval_hi; }
+bool cmt_python_is_eval(uintptr_t ip) {
+    return ip > eval_lo && ip <= eval_hi;
+}
 
 /* ---- strings ---- */
 
@@ -224,13 +238,15 @@ static size_t put_utf8(char *o, uint32_t c) {
     if (c < 0x80) return o[0] = (char)c, 1;
     if (c < 0x800) return o[0] = (char)(0xc0 | c >> 6), o[1] = (char)(0x80 | (c & 0x3f)), 2;
     if (c < 0x10000)
-        return o[0] = (char)(0xe0 | c >> 12), o[1] = (char)(0x80 | ((c >> 6) & 0x3f)), o[2] = (char)(0x80 | (c & 0x3f)), 3;
+        return o[0] = (char)(0xe0 | c >> 12), o[1] = (char)(0x80 | ((c >> 6) & 0x3f)),
+               o[2] = (char)(0x80 | (c & 0x3f)), 3;
     o[0] = (char)(0xf0 | c >> 18), o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
     o[2] = (char)(0x80 | ((c >> 6) & 0x3f)), o[3] = (char)(0x80 | (c & 0x3f));
     return 4;
 }
 
-/* Copies a str object's text (UTF-8) into buf (NUL-terminated, cut to fit); "?" when it is not one. */
+/* Copies a str object's text (UTF-8) into buf (NUL-terminated, cut to fit); "?" when it is not one.
+ */
 static void read_str(uintptr_t s, char *buf, size_t cap) {
     snprintf(buf, cap, "?");
     if (!s || (s & 7) || ld(s, 8) != unicode_type) return;
@@ -256,7 +272,9 @@ static void read_str(uintptr_t s, char *buf, size_t cap) {
     const uint8_t *d = (const uint8_t *)(s + (uintptr_t)L->u_compact);
     size_t o = 0;
     for (int64_t i = 0; i < len && o + 5 < cap; i++) {
-        uint32_t c = kind == 1 ? d[i] : kind == 2 ? ((const uint16_t *)d)[i] : ((const uint32_t *)d)[i];
+        uint32_t c = kind == 1   ? d[i]
+                     : kind == 2 ? ((const uint16_t *)d)[i]
+                                 : ((const uint32_t *)d)[i];
         o += put_utf8(buf + o, c > 0x10ffff ? '?' : c);
     }
     buf[o] = 0;
@@ -292,7 +310,9 @@ static void pt_free(void *p) {
     free(p);
     pt = NULL; /* a hook later in this thread's exit allocates a new one */
 }
-static void pt_make_key(void) { pthread_key_create(&pt_key, pt_free); }
+static void pt_make_key(void) {
+    pthread_key_create(&pt_key, pt_free);
+}
 
 static pthread_mutex_t codes_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct code_key *codes;
@@ -315,7 +335,9 @@ static struct pytls *tls(void) {
     return pt;
 }
 
-static inline uint64_t mix(uint64_t h) { return (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull; }
+static inline uint64_t mix(uint64_t h) {
+    return (h ^ (h >> 29)) * 0x9E3779B97F4A7C15ull;
+}
 
 static bool same(const struct code_key *a, const struct code_key *b) {
     return a->code == b->code && a->name == b->name && a->file == b->file && a->first == b->first;
@@ -382,7 +404,8 @@ out:
 
 uint32_t cmt_python_code_id(uintptr_t code) {
     const struct cmt_py_layout *l = L;
-    struct code_key k = {code, ld(code, l->co_qualname >= 0 ? l->co_qualname : l->co_name), ld(code, l->co_filename),
+    struct code_key k = {code, ld(code, l->co_qualname >= 0 ? l->co_qualname : l->co_name),
+                         ld(code, l->co_filename),
                          *(const int *)(code + (uintptr_t)l->co_firstlineno), 0};
     struct pytls *t = tls();
     struct code_key *c = t ? &t->c[mix(code) >> 56] : NULL;

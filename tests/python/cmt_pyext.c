@@ -1,6 +1,7 @@
 /* cmt_pyext.c — a C extension module for the Python-frames tests: alloc(n) calls cudaMalloc (the
  * fake runtime) with the GIL held, as a framework's C++ op would, and returns the pointer.
- * pairs(n) is the benchmark's loop (bench/py_frames.sh). Built by tests/cases/py_frames.sh against each interpreter's headers with plain cc. */
+ * pairs(n) is the benchmark's loop (bench/py_frames.sh). Built by tests/cases/py_frames.sh against
+ * each interpreter's headers with plain cc. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
@@ -35,5 +36,8 @@ static PyObject *pairs(PyObject *self, PyObject *arg) {
 static PyMethodDef methods[] = {{"alloc", alloc, METH_O, "cudaMalloc(n)"},
                                 {"pairs", pairs, METH_O, "n cudaMalloc/cudaFree pairs"},
                                 {NULL, NULL, 0, NULL}};
-static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "cmt_pyext", NULL, -1, methods, NULL, NULL, NULL, NULL};
-PyMODINIT_FUNC PyInit_cmt_pyext(void) { return PyModule_Create(&mod); }
+static struct PyModuleDef mod = {
+    PyModuleDef_HEAD_INIT, "cmt_pyext", NULL, -1, methods, NULL, NULL, NULL, NULL};
+PyMODINIT_FUNC PyInit_cmt_pyext(void) {
+    return PyModule_Create(&mod);
+}

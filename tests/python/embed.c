@@ -25,11 +25,13 @@ int main(int argc, char **argv) {
     init(0);
     char code[8192];
     int n = snprintf(code, sizeof code, "import sys\nsys.argv = [%s", "'alloc_sites.py'");
-    for (int i = 3; i < argc; i++) n += snprintf(code + n, sizeof code - (size_t)n, ", '%s'", argv[i]);
-    snprintf(code + n, sizeof code - (size_t)n,
-             "]\npath = '%s'\nexec(compile(open(path).read(), path, 'exec'), {'__name__': '__main__', "
-             "'__file__': path})\n",
-             argv[2]);
+    for (int i = 3; i < argc; i++)
+        n += snprintf(code + n, sizeof code - (size_t)n, ", '%s'", argv[i]);
+    snprintf(
+        code + n, sizeof code - (size_t)n,
+        "]\npath = '%s'\nexec(compile(open(path).read(), path, 'exec'), {'__name__': '__main__', "
+        "'__file__': path})\n",
+        argv[2]);
     int r = run(code);
     if (fini() < 0 || r) return 6;
     cudaFree(before);

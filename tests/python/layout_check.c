@@ -16,20 +16,20 @@
 #include "cmt_python.h"
 
 static const struct cmt_py_layout table[] = {
-#define E(mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu)                             \
+#define E(mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu)                  \
     {mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu},
     CMT_PY_LAYOUTS(E)
 #undef E
 };
 
 static int bad;
-#define EQ(field, want)                                                                                       \
-    do {                                                                                                      \
-        if (l->field != (int)(want)) {                                                                        \
-            printf("3.%d: %s is %d in the table, %d in the headers\n", PY_MINOR_VERSION, #field, l->field,   \
-                   (int)(want));                                                                              \
-            bad = 1;                                                                                          \
-        }                                                                                                     \
+#define EQ(field, want)                                                                            \
+    do {                                                                                           \
+        if (l->field != (int)(want)) {                                                             \
+            printf("3.%d: %s is %d in the table, %d in the headers\n", PY_MINOR_VERSION, #field,   \
+                   l->field, (int)(want));                                                         \
+            bad = 1;                                                                               \
+        }                                                                                          \
     } while (0)
 
 int main(void) {

@@ -22,9 +22,15 @@ static uint64_t counters[CMT_CTR_COUNT], seq;
 static uint8_t rec[1 << 16], info[1024];
 static size_t info_len;
 static int pycodes;
-void cmt_counter_add(enum cmt_counter c, uint64_t n) { counters[c] += n; }
-uint64_t cmt_next_seq(void) { return ++seq; }
-int64_t cmt_now(void) { return 0; }
+void cmt_counter_add(enum cmt_counter c, uint64_t n) {
+    counters[c] += n;
+}
+uint64_t cmt_next_seq(void) {
+    return ++seq;
+}
+int64_t cmt_now(void) {
+    return 0;
+}
 uint8_t *cmt_rec_begin(size_t max, uint64_t s, int64_t now) {
     (void)s, (void)now;
     return max <= sizeof rec ? rec : NULL;
@@ -47,14 +53,17 @@ static const struct cmt_py_layout L12 = {
 #define PICK_11(...)
 #define PICK_12(mi, ...) mi, __VA_ARGS__
 #define PICK_13(...)
-    CMT_PY_LAYOUTS(PICK)
-};
+    CMT_PY_LAYOUTS(PICK)};
 static _Alignas(16) uint8_t type_type[64], code_type[64], unicode_type[64], other_type[64];
 static uint32_t version = 0x030c01f0; /* 3.12.1 */
 static void *tstate;
 static int initialized = 1;
-static void *get_tstate(void) { return tstate; }
-static int is_init(void) { return initialized; }
+static void *get_tstate(void) {
+    return tstate;
+}
+static int is_init(void) {
+    return initialized;
+}
 static int addr2line(void *code, int off) {
     (void)code;
     return off < 0 ? 7 : 1000 + off;
@@ -64,9 +73,12 @@ static void *fake_dlsym(void *h, const char *name) {
     static const struct {
         const char *name;
         void *p;
-    } syms[] = {{"PyGILState_GetThisThreadState", (void *)get_tstate}, {"Py_IsInitialized", (void *)is_init},
-                {"PyCode_Addr2Line", (void *)addr2line},           {"PyCode_Type", code_type},
-                {"PyUnicode_Type", unicode_type},                  {"PyType_Type", type_type},
+    } syms[] = {{"PyGILState_GetThisThreadState", (void *)get_tstate},
+                {"Py_IsInitialized", (void *)is_init},
+                {"PyCode_Addr2Line", (void *)addr2line},
+                {"PyCode_Type", code_type},
+                {"PyUnicode_Type", unicode_type},
+                {"PyType_Type", type_type},
                 {"Py_Version", &version}};
     for (size_t i = 0; i < sizeof syms / sizeof *syms; i++)
         if (!strcmp(syms[i].name, name)) return syms[i].p;
@@ -117,20 +129,22 @@ static void *thread_state(void *innermost) {
 }
 
 static int fails;
-#define CHECK(c)                                                                                              \
-    do {                                                                                                      \
-        if (!(c)) {                                                                                           \
-            printf("FAIL line %d: %s\n", __LINE__, #c);                                                       \
-            fails++;                                                                                          \
-        }                                                                                                     \
+#define CHECK(c)                                                                                   \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            printf("FAIL line %d: %s\n", __LINE__, #c);                                            \
+            fails++;                                                                               \
+        }                                                                                          \
     } while (0)
 
 int main(int argc, char **argv) {
     struct cmt_pyframe out[CMT_MAX_FRAMES];
-    if (argc > 1 && !strcmp(argv[1], "layout")) { /* type objects not where a default build has them */
+    if (argc > 1 &&
+        !strcmp(argv[1], "layout")) { /* type objects not where a default build has them */
         tstate = thread_state(frame(code("f", 1), 3, 0, NULL));
         CHECK(cmt_python_walk(out, 64) == 0);
-        CHECK(info_len && memmem(info, info_len, "has an object layout this cumemtrack does not know", 50));
+        CHECK(info_len &&
+              memmem(info, info_len, "has an object layout this cumemtrack does not know", 50));
         puts(fails ? "FAIL" : "ok layout");
         return fails != 0;
     }
@@ -145,7 +159,8 @@ int main(int argc, char **argv) {
     }
     void *A = code("step", 40), *B = code("Model.forward", 20), *C = code("<module>", 1);
     /* f0 (A) -> f1 (B) -> shim -> f2 (C) -> shim -> NULL */
-    void *s2 = frame(C, 0, L12.cstack, NULL), *f2 = frame(C, 50, 0, s2), *s1 = frame(C, 0, L12.cstack, f2);
+    void *s2 = frame(C, 0, L12.cstack, NULL), *f2 = frame(C, 50, 0, s2),
+         *s1 = frame(C, 0, L12.cstack, f2);
     void *f1 = frame(B, 5, 0, s1), *f0 = frame(A, 10, 0, f1);
     tstate = thread_state(f0);
     int n = cmt_python_walk(out, 64);
@@ -166,16 +181,26 @@ int main(int argc, char **argv) {
     CHECK(cmt_python_where(where, sizeof where) && !strcmp(where, "step (/x/model.py:1020)"));
 
     /* each defect ends the walk after the frames before it, and counts */
-    static const char *const defects[] = {"code of another type", "misaligned frame", "owner out of range",
-                                          "instruction outside its code", "cycle of shims"};
+    static const char *const defects[] = {"code of another type", "misaligned frame",
+                                          "owner out of range", "instruction outside its code",
+                                          "cycle of shims"};
     for (int d = 0; d < 5; d++) {
         void *g1 = frame(B, 5, 0, s1), *g0 = frame(A, 10, 0, g1);
         void *Bbad = code("bad", 1);
         switch (d) {
-        case 0: PUT(Bbad, 8, void *, other_type); PUT(g1, L12.fr_code, void *, Bbad); break;
-        case 1: PUT(g0, L12.fr_prev, void *, (uint8_t *)g1 + 4); break;
-        case 2: PUT(g1, L12.fr_owner, char, 9); break;
-        case 3: PUT(g1, L12.fr_instr, uint8_t *, (uint8_t *)B + L12.co_code + 2 * 100); break;
+        case 0:
+            PUT(Bbad, 8, void *, other_type);
+            PUT(g1, L12.fr_code, void *, Bbad);
+            break;
+        case 1:
+            PUT(g0, L12.fr_prev, void *, (uint8_t *)g1 + 4);
+            break;
+        case 2:
+            PUT(g1, L12.fr_owner, char, 9);
+            break;
+        case 3:
+            PUT(g1, L12.fr_instr, uint8_t *, (uint8_t *)B + L12.co_code + 2 * 100);
+            break;
         case 4: {
             void *loop = frame(C, 0, L12.cstack, NULL);
             PUT(loop, L12.fr_prev, void *, loop);
@@ -187,7 +212,8 @@ int main(int argc, char **argv) {
         uint64_t before = counters[CMT_CTR_PYTHON_WALK_FAILED];
         n = cmt_python_walk(out, 64);
         int want = d == 4 ? 2 : 1;
-        if (n != want || counters[CMT_CTR_PYTHON_WALK_FAILED] != before + 1 || out[0].code != (uintptr_t)A)
+        if (n != want || counters[CMT_CTR_PYTHON_WALK_FAILED] != before + 1 ||
+            out[0].code != (uintptr_t)A)
             printf("FAIL %s: %d frames, counter +%llu\n", defects[d], n,
                    (unsigned long long)(counters[CMT_CTR_PYTHON_WALK_FAILED] - before)),
                 fails++;

@@ -23,7 +23,8 @@ int main(int argc, char **argv) {
         size_t n = cmt_stack_frames(e, f, sizeof f / sizeof *f, atoi(argv[2]));
         printf("%llu:", (unsigned long long)e->id);
         for (size_t i = 0; i < n; i++) {
-            const struct cmt_pycode *pc = f[i].kind == CMT_FRAME_PYTHON ? cmt_dump_pycode(d, f[i].code) : NULL;
+            const struct cmt_pycode *pc =
+                f[i].kind == CMT_FRAME_PYTHON ? cmt_dump_pycode(d, f[i].code) : NULL;
             printf(i ? " <- " : " ");
             if (f[i].kind == CMT_FRAME_NATIVE)
                 printf(f[i].eval ? "[0x%llx]" : "0x%llx", (unsigned long long)f[i].addr);
