@@ -402,7 +402,8 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
             f->code = cmt_get_varint(c);
             f->line = cmt_get_varint(c);
             f->at = cmt_get_varint(c);
-            if (c->ok && (f->code == 0 || f->code > CMT_MAX_PYCODES || f->at > e->nframes || (i && f->at < s->py[i - 1].at))) {
+            if (c->ok && (f->code == 0 || f->code > CMT_MAX_PYCODES || f->at > e->nframes ||
+                          (i && f->at < s->py[i - 1].at))) {
                 *why = "STACK Python frame out of range (code id, or at not within nframes and non-decreasing)";
                 return -1;
             }
