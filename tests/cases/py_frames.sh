@@ -5,7 +5,8 @@
 # method, a thread, a generator, a coroutine, an exception unwinding through the site, recursion,
 # a C extension calling cudaMalloc, repeated sites through the call-site stack cache), distinct
 # sites give distinct stacks, each Python frame names ("at") a native frame of the eval loop
-# _PyEval_EvalFrameDefault, and the program's output is what it is untraced.
+# _PyEval_EvalFrameDefault, and the program's output is what it is untraced; 8 threads allocating
+# concurrently from 16 functions each get their own function's frames.
 source "$CMT_ROOT/tests/cases/py_lib.sh.inc"
 n=0
 for py in $(interpreters); do
@@ -32,6 +33,12 @@ for py in $(interpreters); do
         cmp -s same.out plain.$n.$mode.out || die "$py $mode: output differs under the tracker"
         echo "ok $py $mode"
     done
+    # concurrent hooks (8 threads, GIL released): every allocation names its own function
+    rm -f stress.$n.cmt*
+    LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/stress.$n.cmt "$py" "$PYDIR/threads_stress.py" >stress.$n.out 2>&1 ||
+        die "$py: threads_stress failed: $(cat stress.$n.out)"
+    "$CMT_BIN" dump stress.$n.cmt >stress.$n.txt || die "$py: threads_stress dump unreadable"
+    python3 "$PYDIR/threads_stress.py" check stress.$n.txt || die "$py: threads_stress: wrong stacks"
     n=$((n + 1))
 done
 [ "$n" -gt 0 ] || { echo "no CPython 3.8+ found"; exit 77; }
