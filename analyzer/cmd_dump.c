@@ -9,7 +9,11 @@
  *   FREE             api=NAME dev=D ptr=0xP flags=0xF
  *   OOM / FAILED     api=NAME dev=D size=N stack=ID result=N
  *   TEARDOWN         api=NAME dev=D ctx=IDX flags=0xF
- *   STACK            id=ID n=N 0xADDR... (innermost first)
+ *   STACK            id=ID n=N 0xADDR... (innermost first), then when it has Python frames:
+ *                    npy=K and K times "QUALNAME" "FILE":LINE@AT (innermost first; AT: the index of
+ *                    the native eval-loop frame that ran it, n when beyond; "?" code=ID when the
+ *                    PYCODE is missing)
+ *   PYCODE           id=ID first_line=N file="..." name="..."
  *   DEVICE           ord=D uuid=GPU-... name="..." pci=... total=N
  *   CTX              idx=IDX dev=D handle=0xH
  *   EXIT             how=clean|exit-immediate|exec|N status=S
@@ -148,6 +152,24 @@ int cmt_cmd_dump(int argc, char **argv) {
         case CMT_REC_STACK:
             fprintf(f, " id=%llu n=%u", (unsigned long long)e->id, e->nframes);
             for (uint32_t i = 0; i < e->nframes; i++) fprintf(f, " 0x%llx", (unsigned long long)e->frames[i]);
+            if (e->npy) fprintf(f, " npy=%u", e->npy);
+            for (uint32_t i = 0; i < e->npy; i++) {
+                const struct cmt_pycode *pc = cmt_dump_pycode(d, e->py[i].code);
+                fputc(' ', f);
+                if (pc) {
+                    qstr(f, pc->name, pc->name_len);
+                    fputc(' ', f);
+                    qstr(f, pc->file, pc->file_len);
+                } else
+                    fprintf(f, "\"?\" code=%llu", (unsigned long long)e->py[i].code);
+                fprintf(f, ":%llu@%llu", (unsigned long long)e->py[i].line, (unsigned long long)e->py[i].at);
+            }
+            break;
+        case CMT_REC_PYCODE:
+            fprintf(f, " id=%llu first_line=%llu file=", (unsigned long long)e->id, (unsigned long long)e->first_line);
+            qstr(f, e->str1, e->str1_len);
+            fprintf(f, " name=");
+            qstr(f, e->str2, e->str2_len);
             break;
         case CMT_REC_DEVICE:
             cmt_uuid_format(e->uuid, u);

@@ -35,6 +35,8 @@ struct cmt_stream {
     const uint8_t *base;   /* where the open block's bytes are: buf or the mapping */
     struct cmt_event ev;
     uint64_t frames[CMT_MAX_FRAMES];          /* ev.frames */
+    struct cmt_pyframe_rec py[CMT_MAX_FRAMES]; /* ev.py */
+    int major;                                /* the dump's version_major */
     struct cmt_segment segs[CMT_MAX_SEGMENTS]; /* ev.segs */
 };
 
@@ -57,6 +59,8 @@ struct cmt_dump {
     uint32_t bound_writer;
     int have_bound;
     int started;
+    struct cmt_pycode *pycodes; /* by PYCODE id, filled as the merged iteration meets them */
+    size_t npycodes;
     size_t page;
     char err[512];
 };
@@ -72,6 +76,7 @@ static const char *const rec_names[] = {
     [CMT_REC_DEVICE] = "DEVICE",
     [CMT_REC_CTX] = "CTX",
     [CMT_REC_EXIT] = "EXIT",
+    [CMT_REC_PYCODE] = "PYCODE",
     [CMT_REC_MODULE_LOAD] = "MODULE_LOAD",
     [CMT_REC_MODULE_UNLOAD] = "MODULE_UNLOAD",
     [CMT_REC_POOL] = "POOL",
@@ -168,9 +173,10 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     char buf[160];
     if (memcmp(h->magic, CMT_MAGIC, 8) != 0)
         why = "offset 0 (magic): not a cumemtrack dump (bad magic)";
-    else if (h->version_major != CMT_VERSION_MAJOR) {
-        snprintf(buf, sizeof buf, "offset 8 (version_major): unsupported format version %u.%u (this reader reads %u.x)",
-                 h->version_major, h->version_minor, CMT_VERSION_MAJOR);
+    else if (h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR) {
+        snprintf(buf, sizeof buf,
+                 "offset 8 (version_major): unsupported format version %u.%u (this reader reads %u.x to %u.x)",
+                 h->version_major, h->version_minor, CMT_VERSION_MAJOR_OLDEST, CMT_VERSION_MAJOR);
         why = buf;
     } else if (h->header_size < CMT_HEADER_SIZE || h->header_size > (1u << 20) || h->header_size % 8) {
         snprintf(buf, sizeof buf, "offset 12 (header_size): invalid header size %u", h->header_size);
@@ -259,6 +265,8 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
             s->writer = d->blocks[i].writer;
             s->ev.frames = s->frames;
             s->ev.segs = s->segs;
+            s->ev.py = s->py;
+            s->major = d->hdr->version_major;
             s->first = i;
         }
         d->streams[d->nstreams - 1].count++;
@@ -289,6 +297,7 @@ void cmt_dump_close(struct cmt_dump *d) {
     free(d->blocks);
     free(d->streams);
     free(d->heap);
+    free(d->pycodes);
     free(d);
 }
 
@@ -381,8 +390,36 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
             a = i ? a + (uint64_t)cmt_get_zvarint(c) : cmt_get_varint(c);
             s->frames[i] = a;
         }
+        if (s->major < 2) break; /* 1.x: no Python frames */
+        n = cmt_get_varint(c);
+        if (c->ok && n > CMT_MAX_FRAMES) {
+            *why = "STACK npy exceeds CMT_MAX_FRAMES";
+            return -1;
+        }
+        e->npy = (uint32_t)n;
+        for (uint32_t i = 0; i < e->npy && c->ok; i++) {
+            struct cmt_pyframe_rec *f = &s->py[i];
+            f->code = cmt_get_varint(c);
+            f->line = cmt_get_varint(c);
+            f->at = cmt_get_varint(c);
+            if (c->ok && (f->code == 0 || f->code > CMT_MAX_PYCODES || f->at > e->nframes ||
+                          (i && f->at < s->py[i - 1].at))) {
+                *why = "STACK Python frame out of range (code id, or at not within nframes and non-decreasing)";
+                return -1;
+            }
+        }
         break;
     }
+    case CMT_REC_PYCODE:
+        e->id = cmt_get_varint(c);
+        e->first_line = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        e->str2 = cmt_get_str(c, &e->str2_len, CMT_MAX_STR);
+        if (c->ok && (e->id == 0 || e->id > CMT_MAX_PYCODES)) {
+            *why = "PYCODE id out of range";
+            return -1;
+        }
+        break;
     case CMT_REC_DEVICE: {
         e->device = cmt_get_zvarint(c);
         e->total = cmt_get_varint(c);
@@ -534,7 +571,8 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
         e->api = e->kind = e->flags = e->ptr = e->size = e->granted = e->stack = e->ctx = e->result = 0;
         e->id = e->total = e->handle = e->how = e->base = 0;
         e->device = e->status = 0;
-        e->nframes = e->nseg = 0;
+        e->nframes = e->nseg = e->npy = 0;
+        e->first_line = 0;
         e->str1 = e->str2 = NULL;
         e->str1_len = e->str2_len = 0;
         e->payload = NULL;
@@ -649,7 +687,50 @@ void cmt_dump_rewind(struct cmt_dump *d) {
     d->err[0] = 0;
 }
 
+static int next_merged(struct cmt_dump *d, const struct cmt_event **ev);
+
+/* Keeps the PYCODE definitions met so far (ids are dense from 1, bounded by CMT_MAX_PYCODES). */
+static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
+    if (e->id >= d->npycodes) {
+        size_t n = d->npycodes ? d->npycodes : 256;
+        while (n <= e->id) n *= 2;
+        struct cmt_pycode *t = realloc(d->pycodes, n * sizeof *t);
+        if (!t) {
+            corrupt(d, e->offset, "out of memory for PYCODE %llu", (unsigned long long)e->id);
+            return -1;
+        }
+        memset(t + d->npycodes, 0, (n - d->npycodes) * sizeof *t);
+        d->pycodes = t;
+        d->npycodes = n;
+    }
+    d->pycodes[e->id] = (struct cmt_pycode){e->str1 ? e->str1 : "", e->str2 ? e->str2 : "", e->str1_len,
+                                            e->str2_len, e->first_line};
+    return 0;
+}
+
 int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
+    int rc = next_merged(d, ev);
+    if (rc > 0 && (*ev)->type == CMT_REC_PYCODE && note_pycode(d, *ev) < 0) return -1;
+    return rc;
+}
+
+const struct cmt_pycode *cmt_dump_pycode(const struct cmt_dump *d, uint64_t id) {
+    return id && id < d->npycodes && d->pycodes[id].file ? &d->pycodes[id] : NULL;
+}
+
+size_t cmt_stack_frames(const struct cmt_event *e, struct cmt_frame *out, size_t max, int keep_eval) {
+    size_t k = 0, j = 0;
+    for (uint32_t i = 0; i <= e->nframes; i++) {
+        int ran = 0;
+        for (; j < e->npy && e->py[j].at == i && k < max; j++, ran = 1)
+            out[k++] = (struct cmt_frame){CMT_FRAME_PYTHON, 0, 0, e->py[j].code, e->py[j].line};
+        if (i < e->nframes && (!ran || keep_eval) && k < max)
+            out[k++] = (struct cmt_frame){CMT_FRAME_NATIVE, ran, e->frames[i], 0, 0};
+    }
+    return k;
+}
+
+static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
     if (d->corrupt) return -1;
     if (!d->started) {
         d->started = 1;

@@ -18,6 +18,12 @@ struct cmt_segment {
     uint64_t vaddr, memsz, flags;
 };
 
+/* One Python frame of a STACK record (2.x): a PYCODE id, the line, the native frame it replaces
+ * (see PYTHON FRAMES in cmt_format.h). */
+struct cmt_pyframe_rec {
+    uint64_t code, line, at;
+};
+
 /* One decoded record. Strings point into the mapping (not NUL-terminated). Which fields are set
  * depends on type; see cmt_format.h for the payloads. */
 struct cmt_event {
@@ -39,6 +45,9 @@ struct cmt_event {
     uint64_t id;         /* STACK / MODULE_LOAD / MODULE_UNLOAD / API_NAME id, POOL handle */
     uint32_t nframes;
     const uint64_t *frames; /* nframes addresses (owned by the reader, valid with the event) */
+    uint32_t npy;        /* STACK: Python frames, innermost first (0 in 1.x dumps) */
+    const struct cmt_pyframe_rec *py; /* npy frames (owned by the reader, valid with the event) */
+    uint64_t first_line; /* PYCODE (id in id, file in str1, qualified name in str2) */
     /* DEVICE */
     uint64_t total;      /* DEVICE total_bytes; ALERT live_bytes */
     uint8_t uuid[16];
@@ -78,6 +87,30 @@ int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev);
 /* Starts the iteration over (for a second pass). */
 void cmt_dump_rewind(struct cmt_dump *d);
 const char *cmt_dump_error(const struct cmt_dump *d);
+
+/* A Python code object (PYCODE record) met so far in the merged iteration: NULL when id is not
+ * defined yet. Strings point into the mapping (valid while the dump is open). */
+struct cmt_pycode {
+    const char *file, *name;
+    size_t file_len, name_len;
+    uint64_t first_line;
+};
+const struct cmt_pycode *cmt_dump_pycode(const struct cmt_dump *d, uint64_t id);
+#define CMT_MAX_PYCODES (1u << 20) /* PYCODE ids above are corrupt */
+
+/* A stack's frames, tagged native or Python, interleaved as cmt_format.h (PYTHON FRAMES) says:
+ * the eval-loop native frame that ran Python frames is replaced by them (keep_eval: kept right
+ * after them, flagged eval). out must hold nframes + npy frames; returns how many were written.
+ * The one place that interleaves: every consumer of stacks with Python frames calls it. */
+enum cmt_frame_kind { CMT_FRAME_NATIVE, CMT_FRAME_PYTHON };
+struct cmt_frame {
+    enum cmt_frame_kind kind;
+    int eval;       /* native: an eval-loop frame whose Python frames come just before it */
+    uint64_t addr;  /* native: return address */
+    uint64_t code;  /* python: PYCODE id */
+    uint64_t line;  /* python: line (0: unknown) */
+};
+size_t cmt_stack_frames(const struct cmt_event *stack, struct cmt_frame *out, size_t max, int keep_eval);
 
 /* Record type name ("ALLOC", "MODULE_LOAD", ... or NULL). */
 const char *cmt_rec_name(unsigned type);

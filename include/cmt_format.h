@@ -1,5 +1,5 @@
 /*
- * cmt_format.h — the cumemtrack dump format (version 1.0). This comment is the specification.
+ * cmt_format.h — the cumemtrack dump format (version 2.0). This comment is the specification.
  *
  * Shared by the tracer (preload/, the only writer) and the analyzer (analyzer/, the reader).
  * tests/test_format.c pins every offset and size below: change them only with a major version bump.
@@ -59,6 +59,14 @@
  *              of device when ctx is 0) ends here; what was still live is a leak at teardown
  *   STACK      varint id, varint nframes, frames: first a varint address, then zvarint deltas.
  *              Frames are return addresses, innermost first, the tracker's own frames removed.
+ *              Then (2.x only; a 1.x STACK ends after its frames and has npy = 0):
+ *              varint npy, npy x (varint code, varint line, varint at): the calling thread's
+ *              Python frames, innermost first (code: a PYCODE id; line: the line being executed,
+ *              0 when unknown; at: see PYTHON FRAMES). npy <= CMT_MAX_FRAMES. Two stacks with
+ *              the same native frames but different Python frames are different stacks.
+ *   PYCODE     varint id (from 1), varint first_line, str file, str qualname: a Python code
+ *              object (co_filename, co_qualname, or co_name before CPython 3.11, co_firstlineno),
+ *              defined once per dump before the first STACK that names it (2.x)
  *   DEVICE     zvarint ordinal, varint total_bytes, 16 bytes uuid, str name, str pci_bus_id
  *              (ordinal as the process saw it under CUDA_VISIBLE_DEVICES; uuid is the physical GPU)
  *   CTX        varint ctx (index, from 1), zvarint device, varint handle (the CUcontext value)
@@ -82,13 +90,36 @@
  *                  varint stack, str name: a pool allocator's own bookkeeping reported through the
  *                  NVTX memory-heap API (heap = the heap's address; regions live inside heaps)
  *
+ * PYTHON FRAMES
+ *   When CPython runs in the process the tracer also records, for each stack, the calling thread's
+ *   own Python frames (read from its interpreter frame chain, without the GIL). Each Python frame
+ *   was run by one invocation of the interpreter's eval loop (_PyEval_EvalFrameDefault), which is
+ *   one of the native frames: "at" is the index (0 = innermost) in the STACK's native frames of the
+ *   eval-loop frame that ran it, or nframes when that native frame lies beyond the recorded native
+ *   frames (depth limit, or no eval-loop frame was found for it). Python frames are innermost
+ *   first, so "at" never decreases along them; CPython 3.11+ runs several Python frames in one
+ *   eval-loop invocation (they share an "at"), older versions one each. Not every eval-loop
+ *   native frame has Python frames (the Python walk may be shorter, CUMEMTRACK_DEPTH bounds both).
+ *   A reader interleaves (as py-spy --native does) by walking the native frames innermost first:
+ *   native frame i is replaced by the Python frames whose at == i, in their order (a native frame
+ *   no Python frame names stays as it is); after the last native frame come the Python frames with
+ *   at >= nframes, in their order. Example: native [cudaMalloc, ffi_call, _PyEval_EvalFrameDefault
+ *   (1), _PyEval_EvalFrameDefault (2), main], Python [leak at=2, step at=2, main at=3] reads
+ *   cudaMalloc <- ffi_call <- leak <- step <- main(py) <- main. A stack whose Python walk stopped
+ *   at a frame that did not look right keeps the frames read before it (header counter
+ *   python_walk_failed counts such walks). INFO records with key "python" say whether Python
+ *   frames are recorded ("CPython 3.11.7: Python frames on") or why not (a version without a frame
+ *   layout entry: native-only stacks).
+ *
  * KEYS
  *   Allocations are keyed by (space, ptr), space = flags & CMT_FLAG_SPACE_MASK: ordinary memory
  *   addresses, array handles, VMM physical allocation handles. A FREE matches the live allocation
  *   with the same key.
  *
  * VERSIONING
- *   version_major changes when any layout here changes meaning; readers reject other majors.
+ *   version_major changes when any layout here changes meaning; readers reject majors they do not
+ *   know. 2.0: STACK gained its Python frames, PYCODE was added (a core record: a 1.x reader must
+ *   not skip it); the analyzer still reads 1.x dumps (tests/compat/).
  *   version_minor grows when record types or header fields are added at the end; readers accept any
  *   minor of their major (skipping extension records they do not know).
  */
@@ -98,7 +129,8 @@
 #include <stdint.h>
 
 #define CMT_MAGIC "CUMEMTRK"
-#define CMT_VERSION_MAJOR 1
+#define CMT_VERSION_MAJOR 2
+#define CMT_VERSION_MAJOR_OLDEST 1 /* the oldest major the analyzer still reads */
 #define CMT_VERSION_MINOR 0
 #define CMT_HEADER_SIZE 4096u
 #define CMT_BLOCK_SIZE 65536u
@@ -120,6 +152,7 @@ enum cmt_rec {
     CMT_REC_DEVICE = 0x08,
     CMT_REC_CTX = 0x09,
     CMT_REC_EXIT = 0x0a,
+    CMT_REC_PYCODE = 0x0b,
     CMT_REC_EXT_FIRST = 0x40,
     CMT_REC_MODULE_LOAD = 0x40,
     CMT_REC_MODULE_UNLOAD = 0x41,
@@ -196,7 +229,8 @@ enum cmt_marker_flags {
     X(WRITE_STOPPED, "write_stopped")         /* 1 when writing stopped (disk full, size limit) */   \
     X(UNMATCHED_PROC, "unmatched_proc")       /* cuGetProcAddress results passed through */          \
     X(DEEPBIND_STRIPPED, "deepbind_stripped") /* dlopen calls whose RTLD_DEEPBIND was removed */     \
-    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */
+    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */          \
+    X(PYTHON_WALK_FAILED, "python_walk_failed") /* Python walks ended at a frame that looked wrong */
 
 enum cmt_counter {
 #define CMT_COUNTER_ENUM(id, name) CMT_CTR_##id,

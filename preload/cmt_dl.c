@@ -11,6 +11,7 @@
 
 #include "cmt_internal.h"
 #include "cmt_modules.h"
+#include "cmt_python.h"
 #include "cmt_writer.h"
 
 void *(*cmt_real_dlsym)(void *, const char *);
@@ -100,6 +101,7 @@ CMT_HIDDEN int cmt_dlopen_pre(const char *file, int mode) {
                       "CUDA calls stay visible to the tracker", file ? file : "(main)");
     }
     cmt_modules_mark_dirty();
+    cmt_python_mark_dirty(); /* it may be a libpython */
     return mode;
 }
 

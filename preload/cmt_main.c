@@ -18,6 +18,7 @@
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
+#include "cmt_python.h"
 #include "cmt_signals.h"
 #include "cmt_stacks.h"
 #include "cmt_vmm.h"
@@ -105,6 +106,8 @@ static void read_config(void) {
     }
     v = getenv("CUMEMTRACK_STACK_CACHE");
     if (v && !strcmp(v, "0")) cmt_stack_cache_enabled = 0;
+    v = getenv("CUMEMTRACK_PYTHON");
+    if (v && !strcmp(v, "0")) cmt_python_enabled = 0;
     v = getenv("CUMEMTRACK_CLOCK");
     if (v && *v) {
         if (!strcmp(v, "coarse"))
@@ -124,6 +127,7 @@ static void fork_child(void) {
     cmt_writer_fork_child();
     cmt_ptr_fork_child();
     cmt_stacks_fork_child();
+    cmt_python_fork_child();
     cmt_modules_fork_child();
     cmt_driver_fork_child();
     cmt_vmm_fork_child();

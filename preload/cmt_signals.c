@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmt_internal.h"
+#include "cmt_python.h"
 #include "cmt_signals.h"
 #include "cmt_stacks.h"
 #include "cmt_wire.h"
@@ -138,7 +139,7 @@ static const void *app_caller(const void *fallback) {
 }
 
 static void alert(int d, int64_t now_live, int64_t thr, const void *caller) {
-    char l[32], t[32], where[512] = "unknown caller", line[1024];
+    char l[32], t[32], where[1280] = "unknown caller", line[2048], py[768];
     caller = app_caller(caller);
     human(l, sizeof l, (uint64_t)now_live);
     human(t, sizeof t, (uint64_t)thr);
@@ -152,6 +153,15 @@ static void alert(int d, int64_t now_live, int64_t thr, const void *caller) {
         else
             snprintf(where, sizeof where, "%s+0x%lx", base,
                      (unsigned long)((uintptr_t)caller - (uintptr_t)info.dli_fbase));
+    }
+    if (cmt_python_where(py, sizeof py)) { /* the Python line first, the native caller after it */
+        char native[sizeof where];
+        memcpy(native, where, sizeof where);
+        size_t k = strlen(py), m = strnlen(native, sizeof where - k - 4);
+        memcpy(where, py, k);
+        where[k] = ' ', where[k + 1] = '[';
+        memcpy(where + k + 2, native, m);
+        where[k + 2 + m] = ']', where[k + 3 + m] = 0;
     }
     const uint8_t *u = uuid[d];
     int n = snprintf(line, sizeof line,

@@ -8,6 +8,7 @@
 
 #include "cmt_internal.h"
 #include "cmt_modules.h"
+#include "cmt_python.h"
 #include "cmt_stacks.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -21,12 +22,14 @@ static __thread int stack_oom;
 #define TLS_CACHE 256
 #define OWN_MARGIN 8
 
+/* A stack's identity is key[0] = n | npy << 32, then the n native return addresses, then two
+ * words per Python frame: code id | at << 32, line (see PYTHON FRAMES in cmt_format.h). */
 struct stack {
     UT_hash_handle hh;
     uint32_t id;
-    uint32_t n;
+    uint32_t words;
     uint64_t hash;
-    uintptr_t frames[];
+    uintptr_t key[];
 };
 
 static struct {
@@ -73,7 +76,7 @@ static bool load_unwind(void) {
     return atomic_load(&unwind_state) == 1;
 }
 
-static inline uint64_t hash_frames(const uintptr_t *f, uint32_t n) {
+static inline uint64_t hash_words(const uintptr_t *f, uint32_t n) {
     uint64_t h = 0x84222325cbf29ce4ull ^ n;
     for (uint32_t i = 0; i < n; i++) {
         h ^= f[i];
@@ -83,18 +86,26 @@ static inline uint64_t hash_frames(const uintptr_t *f, uint32_t n) {
     return h;
 }
 
-static uint32_t stack_id(const uintptr_t *frames, uint32_t n);
+static uint32_t stack_id(const uintptr_t *key, uint32_t words);
 
 static void emit_stack(const struct stack *s) {
+    uint32_t n = (uint32_t)s->key[0], npy = (uint32_t)(s->key[0] >> 32);
+    const uintptr_t *frames = s->key + 1, *py = frames + n;
     uint64_t seq = cmt_next_seq();
-    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX + (size_t)s->n * CMT_VARINT_MAX, seq, cmt_now());
+    uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX + (size_t)(n + 3 * npy) * CMT_VARINT_MAX, seq, cmt_now());
     if (!p) return;
     p = cmt_put_varint(p, s->id);
-    p = cmt_put_varint(p, s->n);
+    p = cmt_put_varint(p, n);
     uintptr_t prev = 0;
-    for (uint32_t i = 0; i < s->n; i++) {
-        p = i == 0 ? cmt_put_varint(p, s->frames[0]) : cmt_put_zvarint(p, (int64_t)(s->frames[i] - prev));
-        prev = s->frames[i];
+    for (uint32_t i = 0; i < n; i++) {
+        p = i == 0 ? cmt_put_varint(p, frames[0]) : cmt_put_zvarint(p, (int64_t)(frames[i] - prev));
+        prev = frames[i];
+    }
+    p = cmt_put_varint(p, npy);
+    for (uint32_t i = 0; i < npy; i++) {
+        p = cmt_put_varint(p, (uint32_t)py[2 * i]);
+        p = cmt_put_varint(p, py[2 * i + 1]);
+        p = cmt_put_varint(p, py[2 * i] >> 32);
     }
     cmt_rec_end(CMT_REC_STACK, p);
 }
@@ -107,18 +118,22 @@ int cmt_stack_raw(void **buf, int n) { return load_unwind() ? unw_backtrace_fn(b
  * a key yields the same frames, the stack slots holding each return address are located (scanning
  * upward from the caller's stack pointer, within this thread's stack), and from then on the stack
  * is recognised by checking that every slot still holds its return address: n loads instead of an
- * unwind. Any difference falls back to libunwind. CUMEMTRACK_STACK_CACHE=0 turns it off. */
+ * unwind. Any difference falls back to libunwind. CUMEMTRACK_STACK_CACHE=0 turns it off.
+ * The thread's Python frames (walked every time: a few loads each) are part of the key: one
+ * native call site in the interpreter serves many Python call sites. */
 
 #define SC_ENTRIES 32
 #define SC_MAX_FRAMES 64
+#define SC_MAX_PY 64
 #define SC_MAX_SCAN (256u << 10)
 
 struct sc_entry {
     uintptr_t ra, sp;
-    uint32_t id, n;
+    uint32_t id, n, npy;
     int valid;     /* slots located: hits are verified by loads */
     uintptr_t ip[SC_MAX_FRAMES];
     const uintptr_t *slot[SC_MAX_FRAMES];
+    struct cmt_pyframe py[SC_MAX_PY];
 };
 
 static __thread struct {
@@ -182,17 +197,27 @@ static bool sc_locate(struct sc_entry *e, uintptr_t sp) {
     return true;
 }
 
+/* The index, from i on, of the next native frame in the interpreter's eval loop (n: none). */
+static uint32_t next_eval(const uintptr_t *frames, uint32_t i, uint32_t n) {
+    while (i < n && !cmt_python_is_eval(frames[i])) i++;
+    return i;
+}
+
 uint32_t cmt_stack_capture(const void *frame) {
     unsigned depth = cmt_cfg.depth;
     if (depth == 0 || !load_unwind()) return 0;
     if (depth > CMT_MAX_FRAMES) depth = CMT_MAX_FRAMES;
+    struct cmt_pyframe py[CMT_MAX_FRAMES];
+    int npy = cmt_python_walk(py, (int)depth);
     struct sc_entry *ce = NULL;
     uintptr_t ra = 0, csp = 0;
-    if (frame && depth <= SC_MAX_FRAMES) {
+    if (frame && depth <= SC_MAX_FRAMES && npy <= SC_MAX_PY) {
         ra = ((const uintptr_t *)frame)[1];
         csp = (uintptr_t)frame + 2 * sizeof(uintptr_t);
         ce = sc_lookup(ra, csp);
-        if (ce && ce->valid && ce->ra == ra && ce->sp == csp && sc_verify(ce)) return ce->id;
+        if (ce && ce->valid && ce->ra == ra && ce->sp == csp && ce->npy == (uint32_t)npy &&
+            memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0 && sc_verify(ce))
+            return ce->id;
     }
     void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
     int got = unw_backtrace_fn(raw, (int)depth + OWN_MARGIN);
@@ -206,9 +231,21 @@ uint32_t cmt_stack_capture(const void *frame) {
     if (n > depth) n = depth;
     if (n == 0) return 0;
     const uintptr_t *frames = (const uintptr_t *)(raw + skip);
-    uint32_t id = stack_id(frames, n);
+    uintptr_t key[1 + CMT_MAX_FRAMES + 2 * CMT_MAX_FRAMES];
+    memcpy(key + 1, frames, n * sizeof *frames);
+    uint32_t at = next_eval(frames, 0, n), k = 0;
+    for (; k < (uint32_t)npy; k++) {
+        uint32_t code = cmt_python_code_id(py[k].code);
+        if (!code) break; /* no memory: keep the frames resolved so far */
+        key[1 + n + 2 * k] = code | (uintptr_t)at << 32;
+        key[2 + n + 2 * k] = cmt_python_line(py[k].code, py[k].off);
+        if (py[k].entry && at < n) at = next_eval(frames, at + 1, n);
+    }
+    key[0] = n | (uintptr_t)k << 32;
+    uint32_t id = stack_id(key, 1 + n + 2 * k);
     if (ce && id) {
-        if (ce->ra == ra && ce->sp == csp && ce->n == n && ce->id == id && !ce->valid) {
+        if (ce->ra == ra && ce->sp == csp && ce->n == n && ce->id == id && !ce->valid && ce->npy == (uint32_t)npy &&
+            memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0) {
             /* seen twice with the same frames: worth locating the slots */
             ce->valid = frames[0] == ra && sc_locate(ce, csp - sizeof(uintptr_t));
         } else {
@@ -218,14 +255,16 @@ uint32_t cmt_stack_capture(const void *frame) {
             ce->id = id;
             ce->valid = 0;
             memcpy(ce->ip, frames, n * sizeof *frames);
+            ce->npy = (uint32_t)npy;
+            memcpy(ce->py, py, (size_t)npy * sizeof *py);
         }
     }
     return id;
 }
 
 /* The id of a stack (inserted, and written as a STACK record, when new). */
-static uint32_t stack_id(const uintptr_t *frames, uint32_t n) {
-    uint64_t h = hash_frames(frames, n);
+static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
+    uint64_t h = hash_words(key, words);
 
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
     if (cache.gen != gen) {
@@ -233,25 +272,25 @@ static uint32_t stack_id(const uintptr_t *frames, uint32_t n) {
         cache.gen = gen;
     }
     struct stack *c = cache.e[h & (TLS_CACHE - 1)];
-    if (c && c->hash == h && c->n == n && memcmp(c->frames, frames, n * sizeof *frames) == 0)
+    if (c && c->hash == h && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0)
         return c->id;
 
     /* new to this thread: make sure every frame's module is in the dump first */
-    cmt_modules_cover((const void *const *)frames, n);
+    cmt_modules_cover((const void *const *)(key + 1), (uint32_t)key[0]);
 
     int k = (int)(h >> 60) & (STRIPES - 1);
     struct stack *s = NULL;
     pthread_mutex_lock(&T[k].lock);
-    HASH_FIND_BYHASHVALUE(hh, T[k].table, frames, n * sizeof *frames, (unsigned)h, s);
+    HASH_FIND_BYHASHVALUE(hh, T[k].table, key, words * sizeof *key, (unsigned)h, s);
     if (!s) {
-        s = malloc(sizeof *s + n * sizeof *frames);
+        s = malloc(sizeof *s + words * sizeof *key);
         if (s) {
             s->id = atomic_fetch_add(&next_id, 1) + 1;
-            s->n = n;
+            s->words = words;
             s->hash = h;
-            memcpy(s->frames, frames, n * sizeof *frames);
+            memcpy(s->key, key, words * sizeof *key);
             stack_oom = 0;
-            HASH_ADD_KEYPTR_BYHASHVALUE(hh, T[k].table, s->frames, n * sizeof *frames, (unsigned)h, s);
+            HASH_ADD_KEYPTR_BYHASHVALUE(hh, T[k].table, s->key, words * sizeof *key, (unsigned)h, s);
             if (stack_oom) {
                 free(s);
                 s = NULL;

@@ -1,8 +1,10 @@
 /*
  * cmt_stacks.h — native call stacks: raw return addresses from libunwind's unw_backtrace
  * (libunwind.so.8 loaded with dlopen(RTLD_LOCAL), so the host's C++ exceptions never bind to it),
- * the tracker's own frames dropped, deduplicated in striped uthash tables (HASH_NONFATAL_OOM)
- * behind a per-thread cache, each distinct stack written once as a STACK record.
+ * the tracker's own frames dropped, plus the calling thread's Python frames (cmt_python.h) tied
+ * to the eval-loop native frames that ran them, deduplicated in striped uthash tables
+ * (HASH_NONFATAL_OOM) behind a per-thread cache, each distinct stack written once as a STACK
+ * record.
  */
 #ifndef CMT_STACKS_H
 #define CMT_STACKS_H

@@ -21,7 +21,7 @@ bad_input() {
 bad_input zero-length empty.cmt "offset 0"
 head -c 100 good.cmt >short.cmt
 bad_input short-header short.cmt "offset [0-9]+"
-cp good.cmt version.cmt; printf '\x02\x00' | dd of=version.cmt bs=1 seek=8 conv=notrunc status=none
+cp good.cmt version.cmt; printf '\x7f\x00' | dd of=version.cmt bs=1 seek=8 conv=notrunc status=none
 bad_input wrong-version version.cmt "offset 8 \(version_major\)"
 cp good.cmt magic.cmt; printf 'XUMEMTRK' | dd of=magic.cmt bs=1 seek=0 conv=notrunc status=none
 bad_input bad-magic magic.cmt "offset 0 \(magic\)"

@@ -16,7 +16,9 @@
  *   device ord= uuid=GPU-... name= pci= total=
  *   module id= base= path= buildid=HEX seg=VADDR:MEMSZ:FLAGS ...
  *   unload id=
- *   stack id= ADDR ADDR ...   innermost first
+ *   stack id= ADDR ADDR ... py=CODE:LINE:AT ...   native frames then Python frames, innermost
+ *                             first (Python frames and their count only in 2.x dumps)
+ *   pycode id= first= file= name=
  *   ctx idx= dev= handle=
  *   alloc dev= ptr= size= granted= kind=NAME|N stack= ctx= api= flags=
  *   retrack (as alloc) result=
@@ -244,8 +246,27 @@ static void build(struct pb *pb, unsigned type) {
             if (i == 0) put_v(pb, fr[0]);
             else put_z(pb, (int64_t)(fr[i] - fr[i - 1]));
         }
+        if (hdr.version_major < 2) break;
+        uint64_t py[3 * CMT_MAX_FRAMES];
+        size_t npy = 0;
+        for (int i = 1; i < ntok; i++) {
+            if (!toks[i].key || strcmp(toks[i].key, "py")) continue;
+            unsigned long long c, l, a;
+            if (sscanf(toks[i].val, "%llu:%llu:%llu", &c, &l, &a) != 3) die("py= wants CODE:LINE:AT", toks[i].val);
+            if (npy == CMT_MAX_FRAMES) die("too many Python frames", NULL);
+            py[3 * npy] = c, py[3 * npy + 1] = l, py[3 * npy + 2] = a;
+            npy++;
+        }
+        put_v(pb, nval("npy", npy));
+        for (size_t i = 0; i < 3 * npy; i++) put_v(pb, py[i]);
         break;
     }
+    case CMT_REC_PYCODE:
+        put_v(pb, nval("id", 1));
+        put_v(pb, nval("first", 1));
+        put_s(pb, val("file"));
+        put_s(pb, val("name"));
+        break;
     case CMT_REC_DEVICE: {
         uint8_t u[16] = {0};
         const char *us = val("uuid");
@@ -504,7 +525,7 @@ int main(int argc, char **argv) {
             {"pool", CMT_REC_POOL},         {"unmatched", CMT_REC_UNMATCHED_PROC},
             {"vmm", CMT_REC_VMM_MAP},       {"info", CMT_REC_INFO},          {"marker", CMT_REC_MARKER},
             {"alert", CMT_REC_ALERT},       {"execfailed", CMT_REC_EXEC_FAILED},
-            {"api", CMT_REC_API_NAME},
+            {"api", CMT_REC_API_NAME},      {"pycode", CMT_REC_PYCODE},
         };
         if (!strcmp(cmd, "header")) {
             do_header();

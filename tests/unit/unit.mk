@@ -8,6 +8,17 @@ $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_w
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $< -o $@
 
+# the Python-frames side: the reader's interleaving, the walker on synthetic CPython structures
+test-programs: $(UNIT)/test_interleave $(UNIT)/py_walk
+
+$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/cmt_reader.c analyzer/cmt_reader.h include/cmt_format.h include/cmt_wire.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/cmt_reader.c -o $@
+
+$(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_python.h preload/cmt_internal.h include/cmt_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/py_walk.c preload/cmt_python.c -o $@ -lpthread
+
 $(UNIT)/sub/libnext_private.so: tests/unit/libnext_private.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $< -o $@
