@@ -20,3 +20,18 @@ $(BUILD)/tests/tools/cmt_mkdump: tests/tools/cmt_mkdump.c include/cmt_format.h i
 analyzer: $(BUILD)/cumemtrack
 analyzer-tools: $(BUILD)/tests/tools/cmt_mkdump
 test-programs: $(BUILD)/tests/tools/cmt_mkdump
+
+# The analyzer's unit tests (tests/unit/test_replay.c, test_ranks.c) link every analyzer object
+# but main.o, through a static archive.
+CMT_AN_LIB := $(BUILD)/analyzer/libcmt_analyzer.a
+CMT_AN_UNITS := $(BUILD)/tests/unit/test_replay $(BUILD)/tests/unit/test_ranks
+
+$(CMT_AN_LIB): $(filter-out $(BUILD)/analyzer/main.o,$(CMT_AN_OBJS))
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/an_events.h $(CMT_AN_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $< $(CMT_AN_LIB) $(CMT_AN_LIBS) -lpthread
+
+test-programs: $(CMT_AN_UNITS)

@@ -15,10 +15,11 @@ int cmt_cmd_diff(int argc, char **argv);
 int cmt_cmd_timeline(int argc, char **argv);
 int cmt_cmd_flame(int argc, char **argv);
 
-/* Messages to stderr, prefixed "cumemtrack: ". */
+/* Messages to stderr (or cmt_msg_out when set: the fuzzer drops them), prefixed "cumemtrack: ". */
+#include <stdio.h>
+extern FILE *cmt_msg_out;
 void cmt_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Opens -o FILE (or stdout for NULL); returns NULL after a message. */
-#include <stdio.h>
 FILE *cmt_open_output(const char *path);
 /* Closes what cmt_open_output returned; returns 0 or 3 after a message (write error). */
 int cmt_close_output(FILE *f, const char *path);
