@@ -1,12 +1,15 @@
 /*
- * cli.c — what every subcommand shares on the command line: messages ("cumemtrack: ..." on
- * stderr), output files (-o FILE or stdout).
+ * cli.c — what every subcommand shares on the command line; see cli.h.
  */
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-#include "cmt_cmds.h"
+#include <sys/stat.h>
 
 FILE *cmt_msg_out;
 
@@ -36,4 +39,124 @@ int cmt_close_output(FILE *f, const char *path) {
         return 3;
     }
     return 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int push(char ***v, size_t *n, size_t *cap, char *s) {
+    if (!s) return -1;
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        char **nv = realloc(*v, nc * sizeof *nv);
+        if (!nv) {
+            free(s);
+            return -1;
+        }
+        *v = nv;
+        *cap = nc;
+    }
+    (*v)[(*n)++] = s;
+    return 0;
+}
+
+int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char *err, size_t errlen) {
+    char **v = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i < nargs; i++) {
+        struct stat st;
+        if (stat(args[i], &st) != 0) {
+            snprintf(err, errlen, "%s: %s", args[i], strerror(errno));
+            goto fail;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            if (push(&v, &n, &cap, strdup(args[i])) != 0) goto oom;
+            continue;
+        }
+        DIR *d = opendir(args[i]);
+        if (!d) {
+            snprintf(err, errlen, "%s: %s", args[i], strerror(errno));
+            goto fail;
+        }
+        size_t start = n;
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!strstr(de->d_name, ".cmt")) continue;
+            size_t len = strlen(args[i]) + strlen(de->d_name) + 2;
+            char *p = malloc(len);
+            if (!p) {
+                closedir(d);
+                goto oom;
+            }
+            snprintf(p, len, "%s/%s", args[i], de->d_name);
+            struct stat fs;
+            if (stat(p, &fs) != 0 || !S_ISREG(fs.st_mode)) {
+                free(p);
+                continue;
+            }
+            if (push(&v, &n, &cap, p) != 0) {
+                closedir(d);
+                goto oom;
+            }
+        }
+        closedir(d);
+        if (n == start) {
+            snprintf(err, errlen, "%s: no dump files (*.cmt*) in this directory", args[i]);
+            goto fail;
+        }
+        qsort(v + start, n - start, sizeof *v, cmp_str);
+    }
+    *paths = v;
+    *npaths = n;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+fail:
+    cmt_free_paths(v, n);
+    return -1;
+}
+
+void cmt_free_paths(char **paths, size_t n) {
+    for (size_t i = 0; i < n; i++) free(paths[i]);
+    free(paths);
+}
+
+int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
+                      struct cmt_suppressions *supp, size_t *top) {
+    char err[1024];
+    switch (c) {
+    case 't': {
+        char *end;
+        long v = strtol(arg, &end, 10);
+        if (!*arg || *end || v < 1 || v > 1000000) {
+            cmt_msg("%s: --top needs a positive number, not '%s'", cmd, arg);
+            return -1;
+        }
+        *(top ? top : &ro->top_n) = (size_t)v;
+        return 1;
+    }
+    case 's':
+        if (cmt_suppress_load(supp, arg, err, sizeof err) != 0) {
+            cmt_msg("%s", err);
+            return -1;
+        }
+        ro->suppressions = supp;
+        return 1;
+    case 'n': ro->no_symbols = 1; return 1;
+    case 'd': ro->debug_dir = arg; return 1;
+    default: return 0;
+    }
+}
+
+int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
+    char **paths, err[1024];
+    size_t np;
+    if (cmt_expand_paths(args, nargs, &paths, &np, err, sizeof err) != 0) {
+        cmt_msg("%s", err);
+        memset(a, 0, sizeof *a);
+        return 3;
+    }
+    int rc = cmt_analysis_load(a, ro, paths, np);
+    if (rc) cmt_msg("%s", a->err);
+    cmt_free_paths(paths, np);
+    return rc;
 }

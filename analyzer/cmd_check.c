@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "cli.h"
+#include "compare.h"
+#include "render.h"
 
 static const char check_help[] =
     "usage: cumemtrack check [OPTIONS] DUMP|DIR...\n"
@@ -26,47 +28,25 @@ static const char check_help[] =
     "  --no-symbols, --debug-dir DIR, --top N   as for report\n"
     "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
 
-struct chain_bytes {
-    char *chain;
-    uint64_t bytes;
-};
-
-static void print_stack(const struct cmt_stack_sym *s, size_t max) {
-    for (size_t i = 0; i < s->n && i < max; i++) {
-        const struct cmt_sym_frame *f = &s->frames[i];
-        const char *b = strrchr(f->module, '/');
-        b = b ? b + 1 : f->module;
-        if (f->function && f->file) fprintf(stderr, "        %s %s:%d\n", f->function, f->file, f->line);
-        else if (f->function) fprintf(stderr, "        %s (%s+0x%llx)\n", f->function, b, (unsigned long long)f->offset);
-        else fprintf(stderr, "        %s+0x%llx\n", b, (unsigned long long)f->offset);
+/* The top stacks live at the peak of GPU uuid, from the first process on it. */
+static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
+    char s1[32], u[48];
+    for (size_t p = 0; p < a->nprocs; p++) {
+        const struct cmt_replay *r = &a->procs[p].replay;
+        for (size_t d = 0; d < r->ndevs; d++) {
+            const char *du = cmt_device_uuid(&r->devs[d], u);
+            if (!du || strcmp(du, uuid)) continue;
+            for (size_t s = 0; s < r->devs[d].npeak_top && s < 3; s++) {
+                fprintf(stderr, "    %s live at the peak (pid %u):\n",
+                        cmt_human_size(r->devs[d].peak_top[s].bytes, s1, sizeof s1), a->procs[p].hdr.pid);
+                struct cmt_stack_sym st = cmt_analysis_stack(a, p, r->devs[d].peak_top[s].stack);
+                cmt_print_frames(stderr, &st, "        ", 8);
+                cmt_stack_sym_free(&st);
+            }
+            return;
+        }
     }
-    if (!s->n) fprintf(stderr, "        (no stack recorded)\n");
 }
-
-/* leaks aggregated per function chain */
-static struct chain_bytes *chains(struct cmt_analysis *a, size_t *n) {
-    struct chain_bytes *v = calloc(a->nleaks + 1, sizeof *v);
-    *n = 0;
-    if (!v) return NULL;
-    for (size_t i = 0; i < a->nleaks; i++) {
-        char *c = cmt_stack_chain(&a->leaks[i].stack);
-        if (!c) continue;
-        size_t k = 0;
-        while (k < *n && strcmp(v[k].chain, c)) k++;
-        if (k < *n) {
-            v[k].bytes += a->leaks[i].leak->bytes;
-            free(c);
-        } else
-            v[(*n)++] = (struct chain_bytes){c, a->leaks[i].leak->bytes};
-    }
-    return v;
-}
-
-static void free_chains(struct chain_bytes *v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i].chain);
-    free(v);
-}
-
 
 int cmt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {
@@ -153,7 +133,7 @@ int cmt_cmd_check(int argc, char **argv) {
                 fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n", cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
                         (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
                         a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
-                print_stack(&a.leaks[i].stack, 8);
+                cmt_print_frames(stderr, &a.leaks[i].stack, "        ", 8);
             }
         }
     }
@@ -190,58 +170,46 @@ int cmt_cmd_check(int argc, char **argv) {
             cmt_suppress_free(&bsupp);
             goto out;
         }
+        struct cmt_comparison cmp;
+        if (cmt_compare(&b, &a, &cmp) != 0) {
+            cmt_msg("check: out of memory");
+            cmt_analysis_free(&a);
+            cmt_analysis_free(&b);
+            cmt_suppress_free(&bsupp);
+            rc = 3;
+            goto out;
+        }
         if (a.leaked_bytes > b.leaked_bytes) {
             failed = 1;
             cmt_msg("check failed: leaked bytes grew from %s to %s against the baseline", cmt_human_size(b.leaked_bytes, s1, sizeof s1),
                     cmt_human_size(a.leaked_bytes, s2, sizeof s2));
-            size_t na, nb;
-            struct chain_bytes *ca = chains(&a, &na), *cb = chains(&b, &nb);
+            size_t n;
+            size_t *ix = cmt_compare_order(&cmp, 1, &n);
             int shown = 0;
-            for (size_t i = 0; ca && i < na && shown < 5; i++) {
-                uint64_t old = 0;
-                for (size_t k = 0; cb && k < nb; k++)
-                    if (!strcmp(ca[i].chain, cb[k].chain)) old = cb[k].bytes;
-                if (ca[i].bytes <= old) continue;
+            for (size_t i = 0; ix && i < n && shown < 5; i++) {
+                const struct cmt_chain_delta *e = &cmp.chains[ix[i]];
+                if (e->leak[CMT_NEW] <= e->leak[CMT_OLD]) continue;
                 shown++;
-                fprintf(stderr, "    %s %s -> %s: %s\n", old ? "grew" : "new", cmt_human_size(old, s1, sizeof s1),
-                        cmt_human_size(ca[i].bytes, s2, sizeof s2), ca[i].chain[0] ? ca[i].chain : "(no stack)");
+                fprintf(stderr, "    %s %s -> %s: %s\n", e->leak[CMT_OLD] ? "grew" : "new",
+                        cmt_human_size(e->leak[CMT_OLD], s1, sizeof s1), cmt_human_size(e->leak[CMT_NEW], s2, sizeof s2),
+                        e->chain[0] ? e->chain : "(no stack)");
             }
-            free_chains(ca, na);
-            free_chains(cb, nb);
+            free(ix);
         }
         if (have_growth) {
-            int matched = 0;
-            for (size_t g = 0; g < a.ngpus; g++)
-                for (size_t k = 0; k < b.ngpus; k++) {
-                    if (strcmp(a.gpus[g].uuid, b.gpus[k].uuid)) continue;
-                    matched = 1;
-                    double old = (double)b.gpus[k].peak_bytes, now = (double)a.gpus[g].peak_bytes;
-                    if (now > old * (1 + growth / 100) && now > old) {
-                        failed = 1;
-                        cmt_msg("check failed: peak on %s grew %.1f%% (%s -> %s), limit %g%%", a.gpus[g].uuid,
-                                old > 0 ? (now - old) / old * 100 : 100.0, cmt_human_size(b.gpus[k].peak_bytes, s1, sizeof s1),
-                                cmt_human_size(a.gpus[g].peak_bytes, s2, sizeof s2), growth);
-                        /* the stacks live at that peak, from the first process on it */
-                        for (size_t p = 0; p < a.nprocs; p++) {
-                            const struct cmt_replay *r = &a.procs[p].replay;
-                            for (size_t d = 0; d < r->ndevs; d++) {
-                                char u[48];
-                                cmt_uuid_format(r->devs[d].uuid, u);
-                                if (!r->devs[d].has_info || strcmp(u, a.gpus[g].uuid)) continue;
-                                for (size_t s = 0; s < r->devs[d].npeak_top && s < 3; s++) {
-                                    fprintf(stderr, "    %s live at the peak (pid %u):\n",
-                                            cmt_human_size(r->devs[d].peak_top[s].bytes, s1, sizeof s1), a.procs[p].hdr.pid);
-                                    struct cmt_stack_sym st = cmt_analysis_stack(&a, p, r->devs[d].peak_top[s].stack);
-                                    print_stack(&st, 8);
-                                    cmt_stack_sym_free(&st);
-                                }
-                                p = a.nprocs - 1;
-                                break;
-                            }
-                        }
-                    }
+            for (size_t k = 0; k < cmp.ngpus; k++) {
+                const struct cmt_gpu *go = cmp.gpus[k].g[CMT_OLD], *gn = cmp.gpus[k].g[CMT_NEW];
+                if (!go || !gn) continue;
+                double old = (double)go->peak_bytes, now = (double)gn->peak_bytes;
+                if (now > old * (1 + growth / 100) && now > old) {
+                    failed = 1;
+                    cmt_msg("check failed: peak on %s grew %.1f%% (%s -> %s), limit %g%%", gn->uuid,
+                            old > 0 ? (now - old) / old * 100 : 100.0, cmt_human_size(go->peak_bytes, s1, sizeof s1),
+                            cmt_human_size(gn->peak_bytes, s2, sizeof s2), growth);
+                    print_peak_stacks(&a, gn->uuid);
                 }
-            if (!matched) {
+            }
+            if (!cmp.gpus_matched) {
                 uint64_t ma = 0, mb = 0;
                 for (size_t g = 0; g < a.ngpus; g++)
                     if (a.gpus[g].peak_bytes > ma) ma = a.gpus[g].peak_bytes;
@@ -255,6 +223,7 @@ int cmt_cmd_check(int argc, char **argv) {
                 }
             }
         }
+        cmt_comparison_free(&cmp);
         cmt_analysis_free(&b);
         cmt_suppress_free(&bsupp);
     }

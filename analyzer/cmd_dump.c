@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_reader.h"
+#include "cmds.h"
+#include "cli.h"
 
 static const char dump_help[] = "usage: cumemtrack dump [--raw] [-o FILE] DUMP\n"
                                 "Prints every record of DUMP in sequence order, one line each (format: analyzer/cmd_dump.c).\n"

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_html.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "render_html.h"
+#include "cli.h"
+#include "render.h"
 
 static const char report_help[] =
     "usage: cumemtrack report [OPTIONS] DUMP|DIR...\n"
@@ -81,8 +82,8 @@ int cmt_cmd_report(int argc, char **argv) {
         if (!f) rc = 3;
         else {
             if (html) rc = cmt_report_html(&a, &tl, top, f);
-            else if (json) cmt_report_json(&a, f);
-            else cmt_report_text(&a, f);
+            else if (json) cmt_render_json(&a, f);
+            else cmt_render_text(&a, f);
             int crc = cmt_close_output(f, out);
             if (!rc) rc = crc;
         }

@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmt_cmds.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "cli.h"
 
 static const char run_help[] =
     "usage: cumemtrack run [OPTIONS] [--] CMD [ARGS...]\n"

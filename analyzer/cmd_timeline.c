@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_json.h"
-#include "cmt_report.h"
-#include "cmt_timeline.h"
+#include "cmds.h"
+#include "json.h"
+#include "cli.h"
+#include "timeline.h"
 
 static const char timeline_help[] =
     "usage: cumemtrack timeline [--csv | --perfetto] [-o FILE] DUMP|DIR...\n"

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
+#include "cli.h"
+#include "cmds.h"
 
 struct cmt_command {
     const char *name;

@@ -20,8 +20,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cmt_cmds.h"
-#include "cmt_report.h"
+#include "cli.h"
+#include "cmds.h"
+#include "render.h"
 
 static FILE *devnull;
 
@@ -53,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *paths[1] = {path};
     struct cmt_analysis a;
     if (cmt_analysis_load(&a, &ro, paths, 1) == 0) {
-        cmt_report_json(&a, devnull);
-        cmt_report_text(&a, devnull);
+        cmt_render_json(&a, devnull);
+        cmt_render_text(&a, devnull);
     }
     cmt_analysis_free(&a);
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmt_replay.h"
+#include "replay.h"
 
 static int an_failures;
 #define CHECK(c)                                                                                                       \

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "an_events.h"
-#include "cmt_report.h"
+#include "analysis.h"
 
 struct proc_spec {
     int32_t rank;
@@ -79,7 +79,9 @@ static void test_peak_outlier(void) {
     CHECK(R->rows[2].peak_bytes == 2000 && R->rows[2].nuuids == 1);
     CHECK(R->peak_max_over_mean > 1.49 && R->peak_max_over_mean < 1.51);
     CHECK(R->leak_max_over_median == 0); /* nothing leaked */
-    CHECK(R->noutliers == 1 && strstr(R->outliers[0], "rank 2 on host node1 peaks 1.5x"));
+    CHECK(R->noutliers == 1 && R->outliers[0].kind == CMT_OUTLIER_PEAK && R->outliers[0].row == 2);
+    CHECK(R->noutliers == 1 && R->outliers[0].bytes == 2000 && R->outliers[0].reference == 1333);
+    CHECK(!strcmp(R->rows[2].host, "node1"));
     CHECK(R->nshared == 0);
     CHECK(R->nhosts == 1 && R->hosts[0].ngpus == 3);
     done(&a);
@@ -96,9 +98,8 @@ static void test_balanced_with_worker_and_shared_gpu(void) {
     CHECK(R->rows[1].pid == 11 && R->rows[1].worker_of == 0);
     CHECK(R->peak_max_over_mean == 1.0);
     CHECK(R->leak_max_over_median == 2.0); /* 300 against a median of (0 + 300) / 2 */
-    int leak_line = 0;
-    for (size_t i = 0; i < R->noutliers; i++) leak_line += strstr(R->outliers[i], "rank 1 on host node1 leaks") != NULL;
-    CHECK(leak_line == 1 && R->noutliers == 1);
+    CHECK(R->noutliers == 1 && R->outliers[0].kind == CMT_OUTLIER_LEAK && R->outliers[0].row == 2);
+    CHECK(R->noutliers == 1 && R->outliers[0].bytes == 300 && R->outliers[0].reference == 150);
     CHECK(R->nshared == 1 && R->shared[0].n == 2 && R->shared[0].rows[0] == 0 && R->shared[0].rows[1] == 1);
     done(&a);
 }

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmt_report.h"
+#include "analysis.h"
 
 struct cmt_tl_bucket {
     int has;

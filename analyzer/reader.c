@@ -2,7 +2,7 @@
  * cmt_reader.c — dump reader: header validation, block scan, per-writer record decoding and the
  * k-way merge by sequence number. See cmt_reader.h.
  */
-#include "cmt_reader.h"
+#include "reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,19 +97,6 @@ static const char *const kind_names[] = {
 };
 
 const char *cmt_kind_name(uint64_t kind) { return kind < CMT_KIND_COUNT ? kind_names[kind] : NULL; }
-
-void cmt_uuid_format(const uint8_t u[16], char *buf) {
-    static const char hx[] = "0123456789abcdef";
-    char *p = buf;
-    memcpy(p, "GPU-", 4);
-    p += 4;
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
-        *p++ = hx[u[i] >> 4];
-        *p++ = hx[u[i] & 15];
-    }
-    *p = 0;
-}
 
 static void set_err(char *err, size_t errlen, const char *path, const char *fmt, ...) {
     if (!err || !errlen) return;

@@ -3,13 +3,13 @@
  * skeleton, the CSS, the data (JSON, escaped for a script element) and the drawing script; the
  * script builds every chart as SVG elements and every text with textContent.
  */
-#include "cmt_html.h"
+#include "render_html.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_fold.h"
-#include "cmt_json.h"
+#include "compare.h"
+#include "json.h"
 
 /* ---------------------------------------------------------------- stack table */
 
@@ -93,9 +93,7 @@ static int64_t rel(const struct cmt_analysis *a, size_t proc, int64_t t_from_sta
 }
 
 static void uuid_of(const struct cmt_replay *r, int64_t dev, char *buf, size_t cap) {
-    const struct cmt_devstate *d = dev >= 0 ? cmt_replay_device(r, dev) : NULL;
-    if (d && d->has_info) cmt_uuid_format(d->uuid, buf);
-    else snprintf(buf, cap, "device %lld (no uuid)", (long long)dev);
+    if (!cmt_replay_uuid(r, dev, buf)) snprintf(buf, cap, "device %lld (no uuid)", (long long)dev);
 }
 
 struct pt {

@@ -1,7 +1,7 @@
 /*
  * cmt_timeline.c — live device bytes over time through the replay hook. See cmt_timeline.h.
  */
-#include "cmt_timeline.h"
+#include "timeline.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -356,7 +356,7 @@ void cmt_tl_hook(void *arg, const struct cmt_event *e, const struct cmt_replay *
         if (e->type == CMT_REC_OOM) {
             const struct cmt_devstate *d = e->device >= 0 ? cmt_replay_device(r, e->device) : NULL;
             row.device = e->device;
-            row.uuid = d && d->has_info ? (cmt_uuid_format(d->uuid, u), u) : NULL;
+            row.uuid = cmt_device_uuid(d, u);
             row.live = e->device >= 0 ? (d ? d->live : 0) : r->host_live;
             row.event = "oom";
             row.label = cmt_replay_api_name(r, e->api);
@@ -382,7 +382,7 @@ void cmt_tl_hook(void *arg, const struct cmt_event *e, const struct cmt_replay *
         if (!td || td->last_live == d->live) continue;
         td->last_live = d->live;
         if (tl->row) {
-            struct cmt_tl_row row = {pi, t, d->ordinal, d->has_info ? (cmt_uuid_format(d->uuid, u), u) : NULL, d->live, what, NULL, 0, 0};
+            struct cmt_tl_row row = {pi, t, d->ordinal, cmt_device_uuid(d, u), d->live, what, NULL, 0, 0};
             tl->row(tl->row_arg, &row);
         }
         if (tl->nbuckets) {

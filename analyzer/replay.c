@@ -2,8 +2,8 @@
  * cmt_replay.c — event replay of one process. See cmt_replay.h. Hash tables are open addressing
  * with linear probing (the live table deletes by backward shift), sized in powers of two.
  */
-#include "cmt_replay.h"
-#include "cmt_pools.h"
+#include "replay.h"
+#include "heaps.h"
 
 #include <stdbool.h>
 
@@ -273,6 +273,16 @@ static struct cmt_devstate *dev_get(struct cmt_replay *r, int64_t ord) {
 const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ord) {
     uint32_t v = map2_get(&r->t->dev_map, (uint64_t)ord, 0);
     return v ? &r->devs[v - 1] : NULL;
+}
+
+const char *cmt_device_uuid(const struct cmt_devstate *d, char *buf) {
+    if (!d || !d->has_info) return NULL;
+    cmt_uuid_format(d->uuid, buf);
+    return buf;
+}
+
+const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *buf) {
+    return cmt_device_uuid(device >= 0 ? cmt_replay_device(r, device) : NULL, buf);
 }
 
 const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id) {

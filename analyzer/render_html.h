@@ -12,8 +12,8 @@
 
 #include <stdio.h>
 
-#include "cmt_report.h"
-#include "cmt_timeline.h"
+#include "analysis.h"
+#include "timeline.h"
 
 #define CMT_HTML_BUCKETS 1024 /* time buckets per (process, device) series */
 

@@ -2,7 +2,7 @@
  * cmt_symbols.c — libdwfl-based symbolizer. See cmt_symbols.h. One Dwfl per distinct module file,
  * reported at base 0 so that the file address (return address - 1 - load bias) is queried.
  */
-#include "cmt_symbols.h"
+#include "symbols.h"
 
 #include <dlfcn.h>
 #include <elfutils/libdw.h>

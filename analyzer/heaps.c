@@ -1,7 +1,7 @@
 /*
  * cmt_pools.c — see cmt_pools.h. Regions are few compared with events: uthash tables.
  */
-#include "cmt_pools.h"
+#include "heaps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,9 @@
 #include <uthash.h>
 
 #include "cmt_format.h"
-#include "cmt_json.h"
-#include "cmt_reader.h"
-#include "cmt_report.h"
+#include "json.h"
+#include "reader.h"
+#include "analysis.h"
 
 struct region {
     UT_hash_handle hh;
@@ -182,79 +182,4 @@ void cmt_pools_free(struct cmt_pools *p) {
     }
     free(p->pools);
     free(p);
-}
-
-void cmt_pools_text(struct cmt_analysis *a, FILE *f) {
-    char b1[32], b2[32], b3[32], u[48];
-    int any = 0;
-    for (size_t i = 0; i < a->nprocs; i++) {
-        size_t n;
-        const struct cmt_pool *v = cmt_pools_list(a->procs[i].replay.pools, &n);
-        for (size_t k = 0; k < n; k++) {
-            const struct cmt_pool *pl = &v[k];
-            if (!any++) fprintf(f, "\npools (sub-allocations reported through NVTX memory heaps)\n");
-            const struct cmt_devstate *d = pl->device >= 0 ? cmt_replay_device(&a->procs[i].replay, pl->device) : NULL;
-            char where[96];
-            if (pl->device < 0)
-                snprintf(where, sizeof where, "memory of no tracked allocation");
-            else if (d && d->has_info) {
-                cmt_uuid_format(d->uuid, u);
-                snprintf(where, sizeof where, "device %lld (%s)", (long long)pl->device, u);
-            } else
-                snprintf(where, sizeof where, "device %lld", (long long)pl->device);
-            fprintf(f, "  pid %u heap 0x%llx \"%s\" %s on %s: %llu region%s live (%s), peak %s%s\n", a->procs[i].hdr.pid,
-                    (unsigned long long)pl->heap, pl->name ? pl->name : "", cmt_human_size(pl->size, b1, sizeof b1), where,
-                    (unsigned long long)pl->live_regions, pl->live_regions == 1 ? "" : "s",
-                    cmt_human_size(pl->live_bytes, b2, sizeof b2), cmt_human_size(pl->peak_bytes, b3, sizeof b3),
-                    pl->unregistered ? ", unregistered" : "");
-            for (size_t q = 0; q < pl->nleaks && q < a->opts.top_n; q++) {
-                fprintf(f, "    %s in %llu region%s still registered at the end:\n",
-                        cmt_human_size(pl->leaks[q].bytes, b1, sizeof b1), (unsigned long long)pl->leaks[q].regions,
-                        pl->leaks[q].regions == 1 ? "" : "s");
-                struct cmt_stack_sym st = cmt_analysis_stack(a, i, pl->leaks[q].stack);
-                cmt_report_text_frames(f, &st, "        ");
-                cmt_stack_sym_free(&st);
-            }
-        }
-    }
-}
-
-void cmt_pools_json(struct cmt_analysis *a, struct cmt_json *j) {
-    char buf[48];
-    cmt_json_array(j, "pools");
-    for (size_t i = 0; i < a->nprocs; i++) {
-        size_t n;
-        const struct cmt_pool *v = cmt_pools_list(a->procs[i].replay.pools, &n);
-        for (size_t k = 0; k < n; k++) {
-            const struct cmt_pool *pl = &v[k];
-            cmt_json_object(j, NULL);
-            cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
-            snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)pl->heap);
-            cmt_json_str(j, "heap", buf);
-            cmt_json_str(j, "name", pl->name);
-            cmt_json_i64(j, "device", pl->device);
-            const struct cmt_devstate *d = pl->device >= 0 ? cmt_replay_device(&a->procs[i].replay, pl->device) : NULL;
-            if (d && d->has_info) cmt_uuid_format(d->uuid, buf);
-            cmt_json_str(j, "uuid", d && d->has_info ? buf : NULL);
-            cmt_json_u64(j, "bytes", pl->size);
-            cmt_json_u64(j, "regions_registered", pl->registered);
-            cmt_json_u64(j, "regions_live", pl->live_regions);
-            cmt_json_u64(j, "live_bytes", pl->live_bytes);
-            cmt_json_u64(j, "peak_bytes", pl->peak_bytes);
-            cmt_json_bool(j, "unregistered", pl->unregistered);
-            cmt_json_array(j, "leaks");
-            for (size_t q = 0; q < pl->nleaks; q++) {
-                cmt_json_object(j, NULL);
-                cmt_json_u64(j, "bytes", pl->leaks[q].bytes);
-                cmt_json_u64(j, "regions", pl->leaks[q].regions);
-                struct cmt_stack_sym st = cmt_analysis_stack(a, i, pl->leaks[q].stack);
-                cmt_report_json_frames(j, &st);
-                cmt_stack_sym_free(&st);
-                cmt_json_object_end(j);
-            }
-            cmt_json_array_end(j);
-            cmt_json_object_end(j);
-        }
-    }
-    cmt_json_array_end(j);
 }

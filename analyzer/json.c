@@ -1,7 +1,7 @@
 /*
  * cmt_json.c — streaming JSON writer. See cmt_json.h.
  */
-#include "cmt_json.h"
+#include "json.h"
 
 #include <math.h>
 #include <string.h>

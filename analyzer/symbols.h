@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmt_replay.h"
+#include "replay.h"
 
 #define CMT_SYM_MAX_INLINE 8
 

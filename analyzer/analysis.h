@@ -1,23 +1,27 @@
 /*
- * cmt_report.h — the analysis of one or many dumps and the report built from it (text and JSON,
- * schema in docs/report-schema.json). Other subcommands (run, diff, timeline, flame) reuse it:
- *   cmt_expand_paths()    DUMP|DIR arguments -> sorted dump paths (a DIR means its *.cmt* files)
- *   cmt_analysis_load()   reads and replays every dump (per-event hook available), merges
+ * analysis.h — the model of one or many dumps that every renderer reads (render_text.c,
+ * render_json.c, render_html.c) and every command builds (cmd_*.c):
+ *   cmt_analysis_load()   reads and replays every dump (in parallel), merges them: leaks
+ *                         symbolized, suppressed and sorted, GPUs merged by UUID, the imbalance
+ *                         judged, the per-rank view built (ranks.h)
  *   cmt_analysis_stack()  symbolizes a stack of a process
- *   cmt_report_text/json  writes the report
  */
-#ifndef CMT_REPORT_H
-#define CMT_REPORT_H
+#ifndef CMT_ANALYSIS_H
+#define CMT_ANALYSIS_H
 
 #include <stdio.h>
 
 #include "cmt_format.h"
-#include "cmt_markers.h"
-#include "cmt_pools.h"
-#include "cmt_ranks.h"
-#include "cmt_replay.h"
-#include "cmt_suppress.h"
-#include "cmt_symbols.h"
+#include "heaps.h"
+#include "ranks.h"
+#include "replay.h"
+#include "suppress.h"
+#include "symbols.h"
+#include "util.h"
+
+/* A GPU (or rank) whose peak is at least this many times the mean of all stands out: the one
+ * threshold of the text, JSON and HTML reports (the page reads it from its embedded data). */
+#define CMT_IMBALANCE_OUTLIER 1.2
 
 struct cmt_report_opts {
     size_t top_n;               /* leak / peak / OOM stacks listed (0: 10) */
@@ -78,10 +82,6 @@ struct cmt_analysis {
     char err[1024];
 };
 
-/* Expands DUMP|DIR arguments into a malloc'd array of malloc'd paths (dirs: regular files whose
- * name contains ".cmt", sorted). Returns 0, or -1 with err set. */
-int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char *err, size_t errlen);
-void cmt_free_paths(char **paths, size_t n);
 
 /* Loads and replays every dump. Returns 0; 3 when an input is unreadable or corrupt (a->err says
  * which file and where). Call cmt_analysis_free in every case. */
@@ -91,35 +91,12 @@ void cmt_analysis_free(struct cmt_analysis *a);
 /* Symbolizes stack id of process p (cached frames of the analysis; n == 0 for an unknown id). */
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t stack_id);
 void cmt_stack_sym_free(struct cmt_stack_sym *s);
-/* "function;function;..." of a symbolized stack (module+0xoff where unresolved, never addresses
- * when a function is known), for matching stacks across runs. malloc'd. */
-char *cmt_stack_chain(const struct cmt_stack_sym *s);
 
-/* Human-readable size ("1.5 MiB") into buf. */
-const char *cmt_human_size(uint64_t bytes, char *buf, size_t cap);
-/* Parses "123", "4K", "10MiB", "1G"...; returns 0 or -1. */
-int cmt_parse_size(const char *s, uint64_t *out);
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);
-
-void cmt_report_text(struct cmt_analysis *a, FILE *f);
-void cmt_report_json(struct cmt_analysis *a, FILE *f);
-
-/* Frame printers shared by the report sections. */
-void cmt_report_text_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent);
-void cmt_report_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
-
-/* The options every analysis command shares, for getopt_long tables: --top N, --suppressions
- * FILE, --no-symbols, --debug-dir DIR (codes 't', 's', 'n', 'd'). */
-#define CMT_COMMON_OPTIONS                                                                         \
-    {"top", required_argument, 0, 't'}, {"suppressions", required_argument, 0, 's'},              \
-        {"no-symbols", no_argument, 0, 'n'}, {"debug-dir", required_argument, 0, 'd'}
-/* Handles option c when it is one of those: returns 1 (handled), 0 (not one of them), or -1 after
- * printing a usage error for cmd (exit 2). --top goes to *top when given, else to ro->top_n. */
-int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
-                      struct cmt_suppressions *supp, size_t *top);
-/* Expands DUMP|DIR arguments and loads them into a: 0, or 3 after printing why. a must be freed
- * with cmt_analysis_free either way. */
-int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs);
+/* Anomalies of every kind but captured allocations (those are expected, not suspicious). */
+uint64_t cmt_analysis_anomalies(const struct cmt_analysis *a);
+/* The largest bytes_per_marker over all processes (0 when none); proc and index locate it. */
+double cmt_growth_max(const struct cmt_analysis *a, size_t *proc, size_t *index);
 
 #endif

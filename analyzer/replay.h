@@ -11,7 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cmt_reader.h"
+#include "reader.h"
+#include "util.h"
 
 enum cmt_leak_at { CMT_AT_EXIT = 0, CMT_AT_TEARDOWN = 1, CMT_AT_DIED = 2 };
 const char *cmt_leak_at_name(int at);
@@ -169,6 +170,10 @@ int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d);
 const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id);
 const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ordinal);
 const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api); /* NULL if unnamed */
+/* The one device label: "GPU-..." of a device into buf (>= 48 bytes), NULL when it is unknown
+ * (no DEVICE record, host memory: device < 0). */
+const char *cmt_device_uuid(const struct cmt_devstate *d, char *buf);
+const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *buf);
 int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx);   /* -2 if unknown */
 
 #endif

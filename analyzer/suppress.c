@@ -1,7 +1,7 @@
 /*
  * cmt_suppress.c — suppression files and wildcard matching. See cmt_suppress.h.
  */
-#include "cmt_suppress.h"
+#include "suppress.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,31 @@
+/*
+ * render.h — the renderers of an analysis (analysis.h): they only read the model, never load,
+ * replay or change it.
+ *   render_text.c  the text report, and the one frame printer of every text output
+ *   render_json.c  the JSON report (docs/report-schema.json), and the one JSON frame writer
+ *   render_html.c  the self-contained HTML report (render_html.h)
+ */
+#ifndef CMT_RENDER_H
+#define CMT_RENDER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "json.h"
+
+void cmt_render_text(struct cmt_analysis *a, FILE *f);
+void cmt_render_json(struct cmt_analysis *a, FILE *f);
+
+/* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
+void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
+/* Writes "frames": [...] (function, file, line, module, address, offset, inlined) of s. */
+void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
+/* Prints the growth entries above limit bytes per marker, at most top (check's failure message). */
+void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t top);
+/* One outlier of the per-rank view in words ("rank 2 on host n1 peaks 1.5x the mean ..."). */
+const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_rank_outlier *o, char *buf, size_t cap);
+/* "mark", "range" or "signal": the kind of a marker (its flags). */
+const char *cmt_marker_kind_name(uint64_t flags);
+
+#endif
