@@ -1,5 +1,5 @@
 /*
- * cmt_pools.c — see cmt_pools.h. Regions are few compared with events: uthash tables.
+ * heaps.c — NVTX memory heaps; see heaps.h. Regions are few compared with events: uthash tables.
  */
 #include "heaps.h"
 
@@ -10,86 +10,84 @@
 #include <uthash.h>
 
 #include "cmt_format.h"
-#include "json.h"
 #include "reader.h"
-#include "analysis.h"
 
 struct region {
     UT_hash_handle hh;
     uint64_t ptr, size, stack, heap;
 };
 
-struct heap {
+struct heap_index {
     UT_hash_handle hh;
     uint64_t heap;
-    size_t index; /* into pools */
+    size_t index; /* into list */
 };
 
-struct cmt_pools {
+struct cmt_heaps {
     struct region *regions;
-    struct heap *heaps;
-    struct cmt_pool *pools;
+    struct heap_index *heaps;
+    struct cmt_heap *list; /* in order of registration */
     size_t n, cap;
 };
 
-struct cmt_pools *cmt_pools_new(void) { return calloc(1, sizeof(struct cmt_pools)); }
+struct cmt_heaps *cmt_heaps_new(void) { return calloc(1, sizeof(struct cmt_heaps)); }
 
-static struct cmt_pool *pool_of(struct cmt_pools *p, uint64_t heap) {
-    struct heap *h;
+static struct cmt_heap *heap_of(struct cmt_heaps *p, uint64_t heap) {
+    struct heap_index *h;
     HASH_FIND(hh, p->heaps, &heap, sizeof heap, h);
-    return h ? &p->pools[h->index] : NULL;
+    return h ? &p->list[h->index] : NULL;
 }
 
-static void end_region(struct cmt_pools *p, struct region *r) {
-    struct cmt_pool *pool = pool_of(p, r->heap);
-    if (pool) {
-        pool->live_regions--;
-        pool->live_bytes -= r->size;
+static void end_region(struct cmt_heaps *p, struct region *r) {
+    struct cmt_heap *heap = heap_of(p, r->heap);
+    if (heap) {
+        heap->live_regions--;
+        heap->live_bytes -= r->size;
     }
     HASH_DEL(p->regions, r);
     free(r);
 }
 
-static void end_heap_regions(struct cmt_pools *p, uint64_t heap) {
+static void end_heap_regions(struct cmt_heaps *p, uint64_t heap) {
     struct region *r, *tmp;
     HASH_ITER(hh, p->regions, r, tmp)
     if (r->heap == heap) end_region(p, r);
 }
 
-void cmt_pools_event(struct cmt_pools *p, const struct cmt_event *e, int64_t device) {
+void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t device) {
     if (!p) return;
     switch (e->how) {
     case CMT_SUB_HEAP_REGISTER: {
-        struct cmt_pool *pool = pool_of(p, e->handle);
-        if (!pool) {
+        struct cmt_heap *heap = heap_of(p, e->handle);
+        if (!heap) {
             if (p->n == p->cap) {
                 size_t nc = p->cap ? p->cap * 2 : 8;
-                struct cmt_pool *np = realloc(p->pools, nc * sizeof *np);
+                struct cmt_heap *np = realloc(p->list, nc * sizeof *np);
                 if (!np) return;
-                p->pools = np;
+                p->list = np;
                 p->cap = nc;
             }
-            struct heap *h = calloc(1, sizeof *h);
+            struct heap_index *h = calloc(1, sizeof *h);
             if (!h) return;
             h->heap = e->handle;
             h->index = p->n;
             HASH_ADD(hh, p->heaps, heap, sizeof h->heap, h);
-            pool = &p->pools[p->n++];
-            memset(pool, 0, sizeof *pool);
+            heap = &p->list[p->n++];
+            memset(heap, 0, sizeof *heap);
         }
-        free(pool->name);
-        pool->heap = e->handle;
-        pool->size = e->size;
-        pool->name = strndup(e->str1 ? e->str1 : "", e->str1_len);
-        pool->device = device;
-        pool->unregistered = 0;
+        free(heap->name);
+        heap->heap = e->handle;
+        heap->size = e->size;
+        heap->name = strndup(e->str1 ? e->str1 : "", e->str1_len);
+        heap->device = device;
+        heap->unregistered = 0;
         break;
     }
     case CMT_SUB_HEAP_UNREGISTER:
     case CMT_SUB_HEAP_RESET: {
         end_heap_regions(p, e->handle);
-        struct cmt_pool *pool = pool_of(p, e->handle);
-        if (pool && e->how == CMT_SUB_HEAP_UNREGISTER) pool->unregistered = 1;
+        struct cmt_heap *heap = heap_of(p, e->handle);
+        if (heap && e->how == CMT_SUB_HEAP_UNREGISTER) heap->unregistered = 1;
         break;
     }
     case CMT_SUB_REGION_REGISTER: {
@@ -100,12 +98,12 @@ void cmt_pools_event(struct cmt_pools *p, const struct cmt_event *e, int64_t dev
         if (!r) return;
         *r = (struct region){.ptr = e->ptr, .size = e->size, .stack = e->stack, .heap = e->handle};
         HASH_ADD(hh, p->regions, ptr, sizeof r->ptr, r);
-        struct cmt_pool *pool = pool_of(p, e->handle);
-        if (pool) {
-            pool->registered++;
-            pool->live_regions++;
-            pool->live_bytes += e->size;
-            if (pool->live_bytes > pool->peak_bytes) pool->peak_bytes = pool->live_bytes;
+        struct cmt_heap *heap = heap_of(p, e->handle);
+        if (heap) {
+            heap->registered++;
+            heap->live_regions++;
+            heap->live_bytes += e->size;
+            if (heap->live_bytes > heap->peak_bytes) heap->peak_bytes = heap->live_bytes;
         }
         break;
     }
@@ -119,10 +117,10 @@ void cmt_pools_event(struct cmt_pools *p, const struct cmt_event *e, int64_t dev
         struct region *r;
         HASH_FIND(hh, p->regions, &e->ptr, sizeof e->ptr, r);
         if (!r) break;
-        struct cmt_pool *pool = pool_of(p, r->heap);
-        if (pool) {
-            pool->live_bytes = pool->live_bytes - r->size + e->size;
-            if (pool->live_bytes > pool->peak_bytes) pool->peak_bytes = pool->live_bytes;
+        struct cmt_heap *heap = heap_of(p, r->heap);
+        if (heap) {
+            heap->live_bytes = heap->live_bytes - r->size + e->size;
+            if (heap->live_bytes > heap->peak_bytes) heap->peak_bytes = heap->live_bytes;
         }
         r->size = e->size;
         break;
@@ -132,54 +130,54 @@ void cmt_pools_event(struct cmt_pools *p, const struct cmt_event *e, int64_t dev
 }
 
 static int cmp_pleak(const void *a, const void *b) {
-    const struct cmt_pool_leak *x = a, *y = b;
+    const struct cmt_heap_leak *x = a, *y = b;
     if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
     return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-void cmt_pools_finish(struct cmt_pools *p) {
+void cmt_heaps_finish(struct cmt_heaps *p) {
     if (!p) return;
     struct region *r, *tmp;
     HASH_ITER(hh, p->regions, r, tmp) {
-        struct cmt_pool *pool = pool_of(p, r->heap);
-        if (!pool || pool->unregistered) continue;
+        struct cmt_heap *heap = heap_of(p, r->heap);
+        if (!heap || heap->unregistered) continue;
         size_t k = 0;
-        while (k < pool->nleaks && pool->leaks[k].stack != r->stack) k++;
-        if (k == pool->nleaks) {
-            struct cmt_pool_leak *nl = realloc(pool->leaks, (pool->nleaks + 1) * sizeof *nl);
+        while (k < heap->nleaks && heap->leaks[k].stack != r->stack) k++;
+        if (k == heap->nleaks) {
+            struct cmt_heap_leak *nl = realloc(heap->leaks, (heap->nleaks + 1) * sizeof *nl);
             if (!nl) continue;
-            pool->leaks = nl;
-            pool->leaks[pool->nleaks++] = (struct cmt_pool_leak){r->stack, 0, 0};
+            heap->leaks = nl;
+            heap->leaks[heap->nleaks++] = (struct cmt_heap_leak){r->stack, 0, 0};
         }
-        pool->leaks[k].bytes += r->size;
-        pool->leaks[k].regions++;
+        heap->leaks[k].bytes += r->size;
+        heap->leaks[k].regions++;
     }
     for (size_t i = 0; i < p->n; i++)
-        if (p->pools[i].nleaks > 1)
-            qsort(p->pools[i].leaks, p->pools[i].nleaks, sizeof *p->pools[i].leaks, cmp_pleak);
+        if (p->list[i].nleaks > 1)
+            qsort(p->list[i].leaks, p->list[i].nleaks, sizeof *p->list[i].leaks, cmp_pleak);
 }
 
-const struct cmt_pool *cmt_pools_list(const struct cmt_pools *p, size_t *n) {
+const struct cmt_heap *cmt_heaps_list(const struct cmt_heaps *p, size_t *n) {
     *n = p ? p->n : 0;
-    return p ? p->pools : NULL;
+    return p ? p->list : NULL;
 }
 
-void cmt_pools_free(struct cmt_pools *p) {
+void cmt_heaps_free(struct cmt_heaps *p) {
     if (!p) return;
     struct region *r, *rt;
     HASH_ITER(hh, p->regions, r, rt) {
         HASH_DEL(p->regions, r);
         free(r);
     }
-    struct heap *h, *ht;
+    struct heap_index *h, *ht;
     HASH_ITER(hh, p->heaps, h, ht) {
         HASH_DEL(p->heaps, h);
         free(h);
     }
     for (size_t i = 0; i < p->n; i++) {
-        free(p->pools[i].name);
-        free(p->pools[i].leaks);
+        free(p->list[i].name);
+        free(p->list[i].leaks);
     }
-    free(p->pools);
+    free(p->list);
     free(p);
 }

@@ -174,9 +174,9 @@ static void heaps_json(struct cmt_analysis *a, struct cmt_json *j) {
     cmt_json_array(j, "pools");
     for (size_t i = 0; i < a->nprocs; i++) {
         size_t n;
-        const struct cmt_pool *v = cmt_pools_list(a->procs[i].replay.pools, &n);
+        const struct cmt_heap *v = cmt_heaps_list(a->procs[i].replay.heaps, &n);
         for (size_t k = 0; k < n; k++) {
-            const struct cmt_pool *pl = &v[k];
+            const struct cmt_heap *pl = &v[k];
             cmt_json_object(j, NULL);
             cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
             snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)pl->heap);

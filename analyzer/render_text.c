@@ -188,9 +188,9 @@ static void heaps_text(struct cmt_analysis *a, FILE *f) {
     int any = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
         size_t n;
-        const struct cmt_pool *v = cmt_pools_list(a->procs[i].replay.pools, &n);
+        const struct cmt_heap *v = cmt_heaps_list(a->procs[i].replay.heaps, &n);
         for (size_t k = 0; k < n; k++) {
-            const struct cmt_pool *pl = &v[k];
+            const struct cmt_heap *pl = &v[k];
             if (!any++) fprintf(f, "\npools (sub-allocations reported through NVTX memory heaps)\n");
             char where[96];
             if (pl->device < 0)

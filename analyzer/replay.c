@@ -764,14 +764,14 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         break;
     case CMT_REC_SUBALLOC: {
         if (t->snapshot_only) break;
-        if (!r->pools) r->pools = cmt_pools_new();
+        if (!r->heaps) r->heaps = cmt_heaps_new();
         int64_t device = -2;
         if (e->how == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
             size_t li = ltab_find(&t->live, CMT_SPACE_ADDR, e->ptr);
             if (li != (size_t)-1) device = t->live.e[li].device;
         }
-        cmt_pools_event(r->pools, e, device);
+        cmt_heaps_event(r->heaps, e, device);
         break;
     }
     case CMT_REC_API_NAME: {
@@ -829,7 +829,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
     if (!t->snapshot_only) {
         compute_growth(r);
-        cmt_pools_finish(r->pools);
+        cmt_heaps_finish(r->heaps);
     }
 }
 
@@ -980,7 +980,7 @@ void cmt_replay_free(struct cmt_replay *r) {
     }
     free(r->markers);
     free(r->growth);
-    cmt_pools_free(r->pools);
+    cmt_heaps_free(r->heaps);
     if (t) {
         for (size_t i = 0; i < t->nseries; i++) {
             free(t->series[i].label);

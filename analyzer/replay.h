@@ -147,7 +147,7 @@ struct cmt_replay {
     uint64_t markers_dropped;
     struct cmt_growth *growth; /* sorted by bytes_per_marker, largest first */
     size_t ngrowth;
-    struct cmt_pools *pools;   /* NVTX memory heaps (cmt_pools.h), NULL until one is seen */
+    struct cmt_heaps *heaps;   /* NVTX memory heaps (heaps.h), NULL until one is seen */
 
     struct cmt_replay_live *t; /* internal */
 };
