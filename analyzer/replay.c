@@ -1,15 +1,13 @@
 /*
- * cmt_replay.c — event replay of one process. See cmt_replay.h. Hash tables are open addressing
- * with linear probing (the live table deletes by backward shift), sized in powers of two.
+ * replay.c — event replay of one process. See replay.h. Every table is util.h's hash table.
  */
 #include "replay.h"
-#include "heaps.h"
 
 #include <stdbool.h>
-
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+
+#include "heaps.h"
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
     "unknown_free", "double_free",     "failed_free",     "failed_calls",  "dropped_events",      "dropped_stacks",
@@ -20,160 +18,13 @@ const char *cmt_leak_at_name(int at) {
     return at == CMT_AT_TEARDOWN ? "teardown" : at == CMT_AT_DIED ? "died" : "exit";
 }
 
-/* Zeroed memory for a hash table. Big tables get transparent huge pages: their lookups are misses
- * all over the table, and a TLB miss costs as much as the cache miss (more on VMs). */
-static void *table_alloc(size_t bytes) {
-    if (bytes < (4u << 20)) return calloc(1, bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, 2u << 20, bytes) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes & ~(size_t)4095, MADV_HUGEPAGE);
-#endif
-    memset(p, 0, bytes);
-    return p;
-}
-
-static inline uint64_t mix(uint64_t a, uint64_t b) {
-    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
-}
-
-/* ---- map: (k1, k2) -> uint32 value, no deletion; one slot is one cache-friendly record ---- */
-struct m2e {
-    uint64_t k1, k2;
-    uint32_t v; /* value + 1; 0: empty */
-};
-struct map2 {
-    struct m2e *e;
-    size_t cap, n;
-};
-
-static int map2_grow(struct map2 *m) {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
-    struct m2e *e = table_alloc(ncap * sizeof *e);
-    if (!e) return -1;
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->e[i].v) {
-            size_t j = mix(m->e[i].k1, m->e[i].k2) & (ncap - 1);
-            while (e[j].v) j = (j + 1) & (ncap - 1);
-            e[j] = m->e[i];
-        }
-    free(m->e);
-    m->e = e;
-    m->cap = ncap;
-    return 0;
-}
-
-/* Returns a pointer to the slot's value (value + 1, 0 when newly created), or NULL (no memory). */
-static uint32_t *map2_slot(struct map2 *m, uint64_t a, uint64_t b) {
-    if ((m->n + 1) * 4 > m->cap * 3 && map2_grow(m) != 0) return NULL;
-    size_t j = mix(a, b) & (m->cap - 1);
-    while (m->e[j].v) {
-        if (m->e[j].k1 == a && m->e[j].k2 == b) return &m->e[j].v;
-        j = (j + 1) & (m->cap - 1);
-    }
-    m->e[j].k1 = a;
-    m->e[j].k2 = b;
-    m->n++;
-    return &m->e[j].v;
-}
-
-static uint32_t map2_get(const struct map2 *m, uint64_t a, uint64_t b) {
-    if (!m->cap) return 0;
-    size_t j = mix(a, b) & (m->cap - 1);
-    while (m->e[j].v) {
-        if (m->e[j].k1 == a && m->e[j].k2 == b) return m->e[j].v;
-        j = (j + 1) & (m->cap - 1);
-    }
-    return 0;
-}
-
-static void map2_prefetch(const struct map2 *m, uint64_t a, uint64_t b) {
-    if (m->cap) __builtin_prefetch(&m->e[mix(a, b) & (m->cap - 1)]);
-}
-
-static void map2_free(struct map2 *m) {
-    free(m->e);
-    memset(m, 0, sizeof *m);
-}
-
-/* ---- live table: (space, ptr) -> allocation ---- */
+/* a live allocation, keyed by (ptr, space) */
 struct live {
-    uint64_t ptr, size, granted, ctx;
+    struct cmt_hkey k; /* a: ptr, b: space, val: its stack-device counter (sdc) index */
+    uint64_t size, granted, ctx;
     int64_t device;
-    uint32_t sdc; /* stack-device counter index */
-    uint8_t used, space, kind;
+    uint8_t kind;
 };
-
-struct ltab {
-    struct live *e;
-    size_t cap, n;
-};
-
-static size_t ltab_find(const struct ltab *t, uint64_t space, uint64_t ptr) {
-    if (!t->cap) return (size_t)-1;
-    size_t j = mix(ptr, space) & (t->cap - 1);
-    while (t->e[j].used) {
-        if (t->e[j].ptr == ptr && t->e[j].space == space) return j;
-        j = (j + 1) & (t->cap - 1);
-    }
-    return (size_t)-1;
-}
-
-static int ltab_grow(struct ltab *t) {
-    size_t ncap = t->cap ? t->cap * 2 : 1024;
-    struct live *e = table_alloc(ncap * sizeof *e);
-    if (!e) return -1;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->e[i].used) {
-            size_t j = mix(t->e[i].ptr, t->e[i].space) & (ncap - 1);
-            while (e[j].used) j = (j + 1) & (ncap - 1);
-            e[j] = t->e[i];
-        }
-    free(t->e);
-    t->e = e;
-    t->cap = ncap;
-    return 0;
-}
-
-/* Inserts (or finds) the key; returns its slot or NULL. */
-static struct live *ltab_put(struct ltab *t, uint64_t space, uint64_t ptr, int *existed) {
-    if ((t->n + 1) * 4 > t->cap * 3 && ltab_grow(t) != 0) return NULL;
-    size_t j = mix(ptr, space) & (t->cap - 1);
-    while (t->e[j].used) {
-        if (t->e[j].ptr == ptr && t->e[j].space == space) {
-            *existed = 1;
-            return &t->e[j];
-        }
-        j = (j + 1) & (t->cap - 1);
-    }
-    *existed = 0;
-    memset(&t->e[j], 0, sizeof t->e[j]);
-    t->e[j].used = 1;
-    t->e[j].ptr = ptr;
-    t->e[j].space = (uint8_t)space;
-    t->n++;
-    return &t->e[j];
-}
-
-static void ltab_del(struct ltab *t, size_t i) {
-    size_t mask = t->cap - 1, j = i;
-    t->e[i].used = 0;
-    t->n--;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!t->e[j].used) return;
-        size_t home = mix(t->e[j].ptr, t->e[j].space) & mask;
-        /* move e[j] into the hole at i when its home is not in (i, j] cyclically */
-        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
-            t->e[i] = t->e[j];
-            t->e[j].used = 0;
-            i = j;
-        }
-    }
-}
 
 #define FREED_RING 65536
 #define DEV_SMALL 64
@@ -199,27 +50,27 @@ struct sdc {
 };
 
 struct cmt_replay_live {
-    struct ltab live;
-    struct ltab freed; /* recently freed keys, bounded by the ring */
+    struct cmt_htab live;
+    struct cmt_htab freed; /* recently freed keys, bounded by the ring */
     uint64_t *ring_ptr;
     uint8_t *ring_space;
     size_t ring_pos, ring_n;
-    struct map2 sdc_map; /* (stack, device) -> sdc index */
+    struct cmt_htab sdc_map; /* (stack, device) -> sdc index */
     struct sdc *sdc;
     size_t nsdc, capsdc;
-    struct map2 stack_map; /* (id, 0) -> stacks index */
+    struct cmt_htab stack_map; /* (id, 0) -> stacks index */
     struct cmt_stack *stacks;
     size_t nstacks, capstacks;
-    struct map2 dev_map; /* (ordinal, 0) -> devs index */
+    struct cmt_htab dev_map; /* (ordinal, 0) -> devs index */
     uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
     size_t capdevs;
-    struct map2 ctx_map; /* (ctx, 0) -> ctxdev index */
+    struct cmt_htab ctx_map; /* (ctx, 0) -> ctxdev index */
     int64_t *ctxdev;
     size_t nctx, capctx;
-    struct map2 api_map; /* (api, 0) -> api_names index */
+    struct cmt_htab api_map; /* (api, 0) -> api_names index */
     char **api_names;
     size_t napi, capapi;
-    struct map2 leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
+    struct cmt_htab leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
     size_t capleaks, capooms, capmods;
     /* marker series: per label and kind, the live bytes of every (stack, device) counter */
     struct series *series;
@@ -230,23 +81,16 @@ struct cmt_replay_live {
     int oom_failed;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    while (ncap < need) ncap *= 2;
-    void *np = realloc(*p, ncap * elem);
-    if (!np) return -1;
-    memset((char *)np + *cap * elem, 0, (ncap - *cap) * elem);
-    *p = np;
-    *cap = ncap;
-    return 0;
-}
-
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     memset(r, 0, sizeof *r);
     r->top_n = top_n ? top_n : 10;
     r->t = calloc(1, sizeof *r->t);
     if (!r->t) return -1;
+    struct cmt_replay_live *t = r->t;
+    cmt_htab_init(&t->live, sizeof(struct live), 1024);
+    cmt_htab_init(&t->freed, sizeof(struct cmt_hkey), 1024);
+    struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map, &t->api_map, &t->leak_map};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
     r->t->ring_ptr = calloc(FREED_RING, sizeof(uint64_t));
     r->t->ring_space = calloc(FREED_RING, 1);
     if (!r->t->ring_ptr || !r->t->ring_space) return -1;
@@ -256,13 +100,13 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
 static struct cmt_devstate *dev_get(struct cmt_replay *r, int64_t ord) {
     struct cmt_replay_live *t = r->t;
     if (ord >= 0 && ord < DEV_SMALL && t->dev_small[ord]) return &r->devs[t->dev_small[ord] - 1];
-    uint32_t *slot = map2_slot(&t->dev_map, (uint64_t)ord, 0);
+    uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)ord, 0);
     if (!slot) return NULL;
     if (*slot) {
         if (ord >= 0 && ord < DEV_SMALL) t->dev_small[ord] = *slot;
         return &r->devs[*slot - 1];
     }
-    if (grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
+    if (cmt_grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
     struct cmt_devstate *d = &r->devs[r->ndevs++];
     memset(d, 0, sizeof *d);
     d->ordinal = ord;
@@ -271,7 +115,7 @@ static struct cmt_devstate *dev_get(struct cmt_replay *r, int64_t ord) {
 }
 
 const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ord) {
-    uint32_t v = map2_get(&r->t->dev_map, (uint64_t)ord, 0);
+    uint32_t v = cmt_htab_get(&r->t->dev_map, (uint64_t)ord, 0);
     return v ? &r->devs[v - 1] : NULL;
 }
 
@@ -286,26 +130,26 @@ const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *bu
 }
 
 const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id) {
-    uint32_t v = map2_get(&r->t->stack_map, id, 0);
+    uint32_t v = cmt_htab_get(&r->t->stack_map, id, 0);
     return v ? &r->t->stacks[v - 1] : NULL;
 }
 
 const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api) {
-    uint32_t v = map2_get(&r->t->api_map, api, 0);
+    uint32_t v = cmt_htab_get(&r->t->api_map, api, 0);
     return v ? r->t->api_names[v - 1] : NULL;
 }
 
 int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx) {
-    uint32_t v = map2_get(&r->t->ctx_map, ctx, 0);
+    uint32_t v = cmt_htab_get(&r->t->ctx_map, ctx, 0);
     return v ? r->t->ctxdev[v - 1] : -2;
 }
 
 static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     struct cmt_replay_live *t = r->t;
-    uint32_t *slot = map2_slot(&t->sdc_map, stack, (uint64_t)device);
+    uint32_t *slot = cmt_htab_slot(&t->sdc_map, stack, (uint64_t)device);
     if (!slot) return UINT32_MAX;
     if (*slot) return *slot - 1;
-    if (grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0) return UINT32_MAX;
+    if (cmt_grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0) return UINT32_MAX;
     t->sdc[t->nsdc] = (struct sdc){stack, device, 0, 0};
     *slot = (uint32_t)++t->nsdc;
     return *slot - 1;
@@ -357,10 +201,10 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
     struct cmt_replay_live *t = r->t;
     int existed;
-    struct live *l = ltab_put(&t->live, space, e->ptr, &existed);
+    struct live *l = cmt_htab_put(&t->live, e->ptr, space, &existed);
     if (!l) return;
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
-        struct sdc *s = &t->sdc[l->sdc];
+        struct sdc *s = &t->sdc[l->k.val];
         struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
         if (d) before_decrease(r, d);
         s->bytes -= l->granted;
@@ -380,15 +224,15 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     l->kind = (uint8_t)(e->kind < 255 ? e->kind : 255);
     uint32_t si = sdc_get(r, e->stack, l->device);
     if (si == UINT32_MAX) {
-        ltab_del(&t->live, (size_t)(l - t->live.e));
+        cmt_htab_del(&t->live, l);
         return;
     }
-    l->sdc = si;
+    l->k.val = si;
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     if (t->freed.n) {
-        size_t fi = ltab_find(&t->freed, space, e->ptr);
-        if (fi != (size_t)-1) ltab_del(&t->freed, fi);
+        void *f = cmt_htab_find(&t->freed, e->ptr, space);
+        if (f) cmt_htab_del(&t->freed, f);
     }
     if (l->device >= 0) {
         struct cmt_devstate *d = dev_get(r, l->device);
@@ -411,24 +255,24 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
 static void remember_freed(struct cmt_replay *r, uint64_t space, uint64_t ptr) {
     struct cmt_replay_live *t = r->t;
     if (t->ring_n == FREED_RING) { /* evict the oldest */
-        size_t fi = ltab_find(&t->freed, t->ring_space[t->ring_pos], t->ring_ptr[t->ring_pos]);
-        if (fi != (size_t)-1) ltab_del(&t->freed, fi);
+        void *f = cmt_htab_find(&t->freed, t->ring_ptr[t->ring_pos], t->ring_space[t->ring_pos]);
+        if (f) cmt_htab_del(&t->freed, f);
     } else
         t->ring_n++;
     t->ring_ptr[t->ring_pos] = ptr;
     t->ring_space[t->ring_pos] = (uint8_t)space;
     t->ring_pos = (t->ring_pos + 1) % FREED_RING;
     int existed;
-    ltab_put(&t->freed, space, ptr, &existed);
+    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) r->t->oom_failed = 1;
 }
 
 static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack, int at) {
     struct cmt_replay_live *t = r->t;
     uint64_t k1 = ((uint64_t)l->device << 10) | ((uint64_t)l->kind << 2) | (uint64_t)at;
-    uint32_t *slot = map2_slot(&t->leak_map, k1, stack);
+    uint32_t *slot = cmt_htab_slot(&t->leak_map, k1, stack);
     if (!slot) return;
     if (!*slot) {
-        if (grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0) return;
+        if (cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0) return;
         r->leaks[r->nleaks] = (struct cmt_leak){l->device, l->kind, stack, at, 0, 0, 0};
         *slot = (uint32_t)++r->nleaks;
     }
@@ -438,11 +282,10 @@ static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack,
     k->allocations++;
 }
 
-/* Ends live allocation at slot i (free, or leak when at >= 0). */
-static void end_live(struct cmt_replay *r, size_t i, int at) {
+/* Ends live allocation l (free, or leak when at >= 0). */
+static void end_live(struct cmt_replay *r, struct live *l, int at) {
     struct cmt_replay_live *t = r->t;
-    struct live *l = &t->live.e[i];
-    struct sdc *s = &t->sdc[l->sdc];
+    struct sdc *s = &t->sdc[l->k.val];
     if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
     struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
@@ -464,28 +307,28 @@ static void end_live(struct cmt_replay *r, size_t i, int at) {
             r->host_leaked_allocations++;
         }
     }
-    ltab_del(&t->live, i);
+    cmt_htab_del(&t->live, l);
 }
 
 static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
-    size_t i = ltab_find(&t->live, space, e->ptr);
-    if (i == (size_t)-1) {
+    struct live *l = cmt_htab_find(&t->live, e->ptr, space);
+    if (!l) {
         if (!t->snapshot_only) {
-            if (t->freed.n && ltab_find(&t->freed, space, e->ptr) != (size_t)-1) r->anomalies[CMT_AN_DOUBLE_FREE]++;
+            if (t->freed.n && cmt_htab_find(&t->freed, e->ptr, space)) r->anomalies[CMT_AN_DOUBLE_FREE]++;
             else r->anomalies[CMT_AN_UNKNOWN_FREE]++;
         }
         return;
     }
-    int64_t dev = t->live.e[i].device;
+    int64_t dev = l->device;
     if (dev >= 0) {
         struct cmt_devstate *d = dev_get(r, dev);
         if (d) d->frees++;
     } else
         r->host_frees++;
-    end_live(r, i, -1);
+    end_live(r, l, -1);
     if (!t->snapshot_only) remember_freed(r, space, e->ptr);
 }
 
@@ -493,15 +336,15 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     int at = (e->flags & CMT_FLAG_AT_EXIT) ? CMT_AT_EXIT : CMT_AT_TEARDOWN;
     for (size_t i = 0; i < t->live.cap;) {
-        struct live *l = &t->live.e[i];
+        struct live *l = cmt_htab_at(&t->live, i);
         int match = 0;
-        if (l->used) {
+        if (l->k.used) {
             if (e->ctx) match = l->ctx == e->ctx;
             else
                 match = l->device == e->device || (l->device < 0 && cmt_replay_ctx_device(r, l->ctx) == e->device);
         }
         if (match) {
-            end_live(r, i, at); /* backward shift may move another entry into i: look at i again */
+            end_live(r, l, at); /* backward shift may move another entry into i: look at i again */
             continue;
         }
         i++;
@@ -510,7 +353,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
 
 static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    if (grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) return;
+    if (cmt_grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) return;
     struct cmt_oom *o = &r->ooms[r->nooms++];
     memset(o, 0, sizeof *o);
     o->device = e->device;
@@ -535,7 +378,7 @@ static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
 
 static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    if (grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) return;
+    if (cmt_grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) return;
     struct cmt_module *m = &r->mods[r->nmods];
     memset(m, 0, sizeof *m);
     m->id = e->id;
@@ -558,7 +401,7 @@ static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
 
 static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    uint32_t *slot = map2_slot(&t->stack_map, e->id, 0);
+    uint32_t *slot = cmt_htab_slot(&t->stack_map, e->id, 0);
     if (!slot) return;
     uint64_t *fr = malloc((e->nframes + 1) * sizeof *fr);
     if (!fr) return;
@@ -570,7 +413,7 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
         s->nframes = e->nframes;
         return;
     }
-    if (grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
+    if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
         free(fr);
         return;
     }
@@ -592,7 +435,7 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
     size_t llen = e->str1_len;
     if (r->nmarkers >= CMT_MAX_MARKERS) {
         r->markers_dropped++;
-    } else if (grow((void **)&r->markers, &t->capmarkers, r->nmarkers + 1, sizeof *r->markers) == 0) {
+    } else if (cmt_grow((void **)&r->markers, &t->capmarkers, r->nmarkers + 1, sizeof *r->markers) == 0) {
         struct cmt_marker_rec *m = &r->markers[r->nmarkers];
         m->label = strndup(label, llen);
         m->domain = strndup(e->str2 ? e->str2 : "", e->str2_len);
@@ -624,7 +467,7 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
             memcmp(t->series[i].label, label, llen) == 0)
             s = &t->series[i];
     if (!s) {
-        if (grow((void **)&t->series, &t->capseries, t->nseries + 1, sizeof *t->series) != 0) return;
+        if (cmt_grow((void **)&t->series, &t->capseries, t->nseries + 1, sizeof *t->series) != 0) return;
         s = &t->series[t->nseries];
         memset(s, 0, sizeof *s);
         s->label = strndup(label, llen);
@@ -632,7 +475,7 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
         s->kind = kind;
         t->nseries++;
     }
-    if (grow((void **)&s->st, &s->cap, t->nsdc, sizeof *s->st) != 0) return;
+    if (cmt_grow((void **)&s->st, &s->cap, t->nsdc, sizeof *s->st) != 0) return;
     s->n++;
     for (size_t i = 0; i < t->nsdc; i++) {
         struct gstate *g = &s->st[i];
@@ -668,7 +511,7 @@ static void compute_growth(struct cmt_replay *r) {
                 dup = r->growth[q].stack == t->sdc[i].stack && r->growth[q].device == t->sdc[i].device &&
                       !strcmp(r->growth[q].label, s->label);
             if (dup) continue;
-            if (grow((void **)&r->growth, &t->capgrowth, r->ngrowth + 1, sizeof *r->growth) != 0) return;
+            if (cmt_grow((void **)&r->growth, &t->capgrowth, r->ngrowth + 1, sizeof *r->growth) != 0) return;
             r->growth[r->ngrowth++] = (struct cmt_growth){
                 .label = s->label, .flags = s->kind, .stack = t->sdc[i].stack, .device = t->sdc[i].device,
                 .first_bytes = g->first, .last_bytes = g->last, .markers = g->n,
@@ -731,10 +574,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         break;
     }
     case CMT_REC_CTX: {
-        uint32_t *slot = map2_slot(&t->ctx_map, e->ctx, 0);
+        uint32_t *slot = cmt_htab_slot(&t->ctx_map, e->ctx, 0);
         if (!slot) break;
         if (!*slot) {
-            if (grow((void **)&t->ctxdev, &t->capctx, t->nctx + 1, sizeof *t->ctxdev) != 0) break;
+            if (cmt_grow((void **)&t->ctxdev, &t->capctx, t->nctx + 1, sizeof *t->ctxdev) != 0) break;
             *slot = (uint32_t)++t->nctx;
         }
         t->ctxdev[*slot - 1] = e->device;
@@ -768,15 +611,15 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         int64_t device = -2;
         if (e->how == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
-            size_t li = ltab_find(&t->live, CMT_SPACE_ADDR, e->ptr);
-            if (li != (size_t)-1) device = t->live.e[li].device;
+            const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
+            if (l) device = l->device;
         }
         cmt_heaps_event(r->heaps, e, device);
         break;
     }
     case CMT_REC_API_NAME: {
         if (t->snapshot_only) break;
-        uint32_t *slot = map2_slot(&t->api_map, e->id, 0);
+        uint32_t *slot = cmt_htab_slot(&t->api_map, e->id, 0);
         if (!slot) break;
         char *name = strndup(e->str1 ? e->str1 : "", e->str1_len);
         if (!name) break;
@@ -785,7 +628,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             t->api_names[*slot - 1] = name;
             break;
         }
-        if (grow((void **)&t->api_names, &t->capapi, t->napi + 1, sizeof *t->api_names) != 0) {
+        if (cmt_grow((void **)&t->api_names, &t->capapi, t->napi + 1, sizeof *t->api_names) != 0) {
             free(name);
             break;
         }
@@ -820,8 +663,9 @@ void cmt_replay_finish(struct cmt_replay *r) {
         if (r->devs[i].snap_pending && !t->snapshot_only) take_snapshot(r, &r->devs[i]);
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
     for (size_t i = 0; i < t->live.cap;) {
-        if (t->live.e[i].used) {
-            end_live(r, i, at);
+        struct live *l = cmt_htab_at(&t->live, i);
+        if (l->k.used) {
+            end_live(r, l, at);
             continue;
         }
         i++;
@@ -836,10 +680,10 @@ void cmt_replay_finish(struct cmt_replay *r) {
 static void sort_devs(struct cmt_replay *r) {
     if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
     struct cmt_replay_live *t = r->t;
-    map2_free(&t->dev_map);
+    cmt_htab_free(&t->dev_map);
     memset(t->dev_small, 0, sizeof t->dev_small);
     for (size_t i = 0; i < r->ndevs; i++) {
-        uint32_t *slot = map2_slot(&t->dev_map, (uint64_t)r->devs[i].ordinal, 0);
+        uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)r->devs[i].ordinal, 0);
         if (slot) *slot = (uint32_t)i + 1;
     }
 }
@@ -858,14 +702,13 @@ static inline int hot_event(unsigned type) {
 
 static void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e, size_t ahead) {
     const struct cmt_replay_live *t = r->t;
-    uint64_t h = mix(e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    __builtin_prefetch(&t->live.e[h & (t->live.cap - 1)]);
-    if (t->freed.cap) __builtin_prefetch(&t->freed.e[h & (t->freed.cap - 1)]);
+    cmt_htab_prefetch(&t->live, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
+    cmt_htab_prefetch(&t->freed, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
     if (e->type != CMT_REC_FREE) {
-        map2_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
+        cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
     } else if (t->ring_n == FREED_RING && t->freed.cap) {
         size_t k = (t->ring_pos + ahead) % FREED_RING;
-        __builtin_prefetch(&t->freed.e[mix(t->ring_ptr[k], t->ring_space[k]) & (t->freed.cap - 1)]);
+        cmt_htab_prefetch(&t->freed, t->ring_ptr[k], t->ring_space[k]);
     }
 }
 
@@ -944,10 +787,8 @@ int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
 void cmt_replay_trim(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
     if (!t) return;
-    free(t->live.e);
-    free(t->freed.e);
-    memset(&t->live, 0, sizeof t->live);
-    memset(&t->freed, 0, sizeof t->freed);
+    cmt_htab_free(&t->live);
+    cmt_htab_free(&t->freed);
     free(t->ring_ptr);
     free(t->ring_space);
     t->ring_ptr = NULL;
@@ -987,22 +828,22 @@ void cmt_replay_free(struct cmt_replay *r) {
             free(t->series[i].st);
         }
         free(t->series);
-        free(t->live.e);
-        free(t->freed.e);
+        cmt_htab_free(&t->live);
+        cmt_htab_free(&t->freed);
         free(t->ring_ptr);
         free(t->ring_space);
-        map2_free(&t->sdc_map);
+        cmt_htab_free(&t->sdc_map);
         free(t->sdc);
-        map2_free(&t->stack_map);
+        cmt_htab_free(&t->stack_map);
         for (size_t i = 0; i < t->nstacks; i++) free((void *)t->stacks[i].frames);
         free(t->stacks);
-        map2_free(&t->dev_map);
-        map2_free(&t->ctx_map);
+        cmt_htab_free(&t->dev_map);
+        cmt_htab_free(&t->ctx_map);
         free(t->ctxdev);
-        map2_free(&t->api_map);
+        cmt_htab_free(&t->api_map);
         for (size_t i = 0; i < t->napi; i++) free(t->api_names[i]);
         free(t->api_names);
-        map2_free(&t->leak_map);
+        cmt_htab_free(&t->leak_map);
         free(t->target_seq);
         free(t);
     }
