@@ -162,9 +162,9 @@ int cmt_cmd_dump(int argc, char **argv) {
             break;
         case CMT_REC_EXIT: {
             static const char *const hn[] = {NULL, "clean", "exit-immediate", "exec"};
-            if (e->how >= 1 && e->how <= 3) fprintf(f, " how=%s", hn[e->how]);
-            else fprintf(f, " how=%llu", (unsigned long long)e->how);
-            fprintf(f, " status=%lld", (long long)e->status);
+            if (e->exit_how >= 1 && e->exit_how <= 3) fprintf(f, " how=%s", hn[e->exit_how]);
+            else fprintf(f, " how=%llu", (unsigned long long)e->exit_how);
+            fprintf(f, " status=%lld", (long long)e->exit_status);
             break;
         }
         case CMT_REC_MODULE_LOAD:
@@ -178,16 +178,16 @@ int cmt_cmd_dump(int argc, char **argv) {
             break;
         case CMT_REC_MODULE_UNLOAD: fprintf(f, " id=%llu", (unsigned long long)e->id); break;
         case CMT_REC_POOL:
-            fprintf(f, " handle=0x%llx type=%llu loc=%lld op=%llu", (unsigned long long)e->id, (unsigned long long)e->handle,
-                    (long long)e->device, (unsigned long long)e->how);
+            fprintf(f, " handle=0x%llx type=%llu loc=%lld op=%llu", (unsigned long long)e->pool,
+                    (unsigned long long)e->location_type, (long long)e->location_id, (unsigned long long)e->op);
             break;
         case CMT_REC_UNMATCHED_PROC:
             fprintf(f, " name=");
             qstr(f, e->str1, e->str1_len);
-            fprintf(f, " version=%llu flags=0x%llx", (unsigned long long)e->how, (unsigned long long)e->flags);
+            fprintf(f, " version=%llu flags=0x%llx", (unsigned long long)e->version, (unsigned long long)e->flags);
             break;
         case CMT_REC_VMM_MAP:
-            fprintf(f, " op=%llu ptr=0x%llx size=%llu handle=0x%llx", (unsigned long long)e->how, (unsigned long long)e->ptr,
+            fprintf(f, " op=%llu ptr=0x%llx size=%llu handle=0x%llx", (unsigned long long)e->op, (unsigned long long)e->ptr,
                     (unsigned long long)e->size, (unsigned long long)e->handle);
             break;
         case CMT_REC_INFO:
@@ -203,13 +203,13 @@ int cmt_cmd_dump(int argc, char **argv) {
             qstr(f, e->str2, e->str2_len);
             break;
         case CMT_REC_ALERT:
-            fprintf(f, " dev=%lld live=%llu threshold=%llu caller=%lld", (long long)e->device, (unsigned long long)e->total,
-                    (unsigned long long)e->how, (long long)e->status);
+            fprintf(f, " dev=%lld live=%llu threshold=%llu caller=%lld", (long long)e->device, (unsigned long long)e->live,
+                    (unsigned long long)e->threshold, (long long)e->caller);
             break;
-        case CMT_REC_EXEC_FAILED: fprintf(f, " errno=%lld", (long long)e->status); break;
+        case CMT_REC_EXEC_FAILED: fprintf(f, " errno=%lld", (long long)e->err); break;
         case CMT_REC_SUBALLOC:
-            fprintf(f, " op=%llu heap=0x%llx ptr=0x%llx size=%llu stack=%llu name=", (unsigned long long)e->how,
-                    (unsigned long long)e->handle, (unsigned long long)e->ptr, (unsigned long long)e->size,
+            fprintf(f, " op=%llu heap=0x%llx ptr=0x%llx size=%llu stack=%llu name=", (unsigned long long)e->op,
+                    (unsigned long long)e->heap, (unsigned long long)e->ptr, (unsigned long long)e->size,
                     (unsigned long long)e->stack);
             qstr(f, e->str1, e->str1_len);
             break;

@@ -56,9 +56,9 @@ static void end_heap_regions(struct cmt_heaps *p, uint64_t heap) {
 
 void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t device) {
     if (!p) return;
-    switch (e->how) {
+    switch (e->op) {
     case CMT_SUB_HEAP_REGISTER: {
-        struct cmt_heap *heap = heap_of(p, e->handle);
+        struct cmt_heap *heap = heap_of(p, e->heap);
         if (!heap) {
             if (p->n == p->cap) {
                 size_t nc = p->cap ? p->cap * 2 : 8;
@@ -69,14 +69,14 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
             }
             struct heap_index *h = calloc(1, sizeof *h);
             if (!h) return;
-            h->heap = e->handle;
+            h->heap = e->heap;
             h->index = p->n;
             HASH_ADD(hh, p->heaps, heap, sizeof h->heap, h);
             heap = &p->list[p->n++];
             memset(heap, 0, sizeof *heap);
         }
         free(heap->name);
-        heap->heap = e->handle;
+        heap->heap = e->heap;
         heap->size = e->size;
         heap->name = strndup(e->str1 ? e->str1 : "", e->str1_len);
         heap->device = device;
@@ -85,9 +85,9 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
     }
     case CMT_SUB_HEAP_UNREGISTER:
     case CMT_SUB_HEAP_RESET: {
-        end_heap_regions(p, e->handle);
-        struct cmt_heap *heap = heap_of(p, e->handle);
-        if (heap && e->how == CMT_SUB_HEAP_UNREGISTER) heap->unregistered = 1;
+        end_heap_regions(p, e->heap);
+        struct cmt_heap *heap = heap_of(p, e->heap);
+        if (heap && e->op == CMT_SUB_HEAP_UNREGISTER) heap->unregistered = 1;
         break;
     }
     case CMT_SUB_REGION_REGISTER: {
@@ -96,9 +96,9 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
         if (r) end_region(p, r); /* registered again without an unregister */
         r = calloc(1, sizeof *r);
         if (!r) return;
-        *r = (struct region){.ptr = e->ptr, .size = e->size, .stack = e->stack, .heap = e->handle};
+        *r = (struct region){.ptr = e->ptr, .size = e->size, .stack = e->stack, .heap = e->heap};
         HASH_ADD(hh, p->regions, ptr, sizeof r->ptr, r);
-        struct cmt_heap *heap = heap_of(p, e->handle);
+        struct cmt_heap *heap = heap_of(p, e->heap);
         if (heap) {
             heap->registered++;
             heap->live_regions++;

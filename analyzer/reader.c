@@ -1,6 +1,7 @@
 /*
- * cmt_reader.c — dump reader: header validation, block scan, per-writer record decoding and the
- * k-way merge by sequence number. See cmt_reader.h.
+ * reader.c — dump reader: header validation, block scan, per-writer record decoding (decode_payload:
+ * the one place that knows every record's payload) and the k-way merge by sequence number. See
+ * reader.h.
  */
 #include "reader.h"
 
@@ -61,28 +62,10 @@ struct cmt_dump {
     char err[512];
 };
 
-static const char *const rec_names[] = {
-    [CMT_REC_ALLOC] = "ALLOC",
-    [CMT_REC_FREE] = "FREE",
-    [CMT_REC_RETRACK] = "RETRACK",
-    [CMT_REC_OOM] = "OOM",
-    [CMT_REC_FAILED] = "FAILED",
-    [CMT_REC_TEARDOWN] = "TEARDOWN",
-    [CMT_REC_STACK] = "STACK",
-    [CMT_REC_DEVICE] = "DEVICE",
-    [CMT_REC_CTX] = "CTX",
-    [CMT_REC_EXIT] = "EXIT",
-    [CMT_REC_MODULE_LOAD] = "MODULE_LOAD",
-    [CMT_REC_MODULE_UNLOAD] = "MODULE_UNLOAD",
-    [CMT_REC_POOL] = "POOL",
-    [CMT_REC_UNMATCHED_PROC] = "UNMATCHED_PROC",
-    [CMT_REC_VMM_MAP] = "VMM_MAP",
-    [CMT_REC_INFO] = "INFO",
-    [CMT_REC_MARKER] = "MARKER",
-    [CMT_REC_ALERT] = "ALERT",
-    [CMT_REC_EXEC_FAILED] = "EXEC_FAILED",
-    [CMT_REC_API_NAME] = "API_NAME",
-    [CMT_REC_SUBALLOC] = "SUBALLOC",
+static const char *const rec_names[CMT_REC_EXT_LAST + 1] = {
+#define CMT_REC_NAME(name, type) [type] = #name,
+    CMT_RECORDS(CMT_REC_NAME)
+#undef CMT_REC_NAME
 };
 
 const char *cmt_rec_name(unsigned type) {
@@ -385,8 +368,8 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         e->handle = cmt_get_varint(c);
         break;
     case CMT_REC_EXIT:
-        e->how = cmt_get_varint(c);
-        e->status = cmt_get_zvarint(c);
+        e->exit_how = cmt_get_varint(c);
+        e->exit_status = cmt_get_zvarint(c);
         break;
     case CMT_REC_MODULE_LOAD: {
         e->id = cmt_get_varint(c);
@@ -410,18 +393,18 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         e->id = cmt_get_varint(c);
         break;
     case CMT_REC_POOL:
-        e->id = cmt_get_varint(c);
-        e->handle = cmt_get_varint(c);
-        e->device = cmt_get_zvarint(c);
-        e->how = cmt_get_varint(c);
+        e->pool = cmt_get_varint(c);
+        e->location_type = cmt_get_varint(c);
+        e->location_id = cmt_get_zvarint(c);
+        e->op = cmt_get_varint(c);
         break;
     case CMT_REC_UNMATCHED_PROC:
-        e->how = cmt_get_varint(c);
+        e->version = cmt_get_varint(c);
         e->flags = cmt_get_varint(c);
         e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
         break;
     case CMT_REC_VMM_MAP:
-        e->how = cmt_get_varint(c);
+        e->op = cmt_get_varint(c);
         e->ptr = cmt_get_varint(c); /* plain address in extension records */
         e->size = cmt_get_varint(c);
         e->handle = cmt_get_varint(c);
@@ -437,20 +420,20 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         break;
     case CMT_REC_ALERT:
         e->device = cmt_get_zvarint(c);
-        e->total = cmt_get_varint(c);
-        e->how = cmt_get_varint(c);
-        e->status = (int64_t)cmt_get_varint(c);
+        e->live = cmt_get_varint(c);
+        e->threshold = cmt_get_varint(c);
+        e->caller = (int64_t)cmt_get_varint(c);
         break;
     case CMT_REC_EXEC_FAILED:
-        e->status = cmt_get_zvarint(c);
+        e->err = cmt_get_zvarint(c);
         break;
     case CMT_REC_API_NAME:
         e->id = cmt_get_varint(c);
         e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
         break;
     case CMT_REC_SUBALLOC:
-        e->how = cmt_get_varint(c);
-        e->handle = cmt_get_varint(c);
+        e->op = cmt_get_varint(c);
+        e->heap = cmt_get_varint(c);
         e->ptr = cmt_get_varint(c);
         e->size = cmt_get_varint(c);
         e->stack = cmt_get_varint(c);
@@ -519,8 +502,9 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
         e->writer = s->writer;
         e->offset = off;
         e->api = e->kind = e->flags = e->ptr = e->size = e->granted = e->stack = e->ctx = e->result = 0;
-        e->id = e->total = e->handle = e->how = e->base = 0;
-        e->device = e->status = 0;
+        e->id = e->total = e->handle = e->base = 0;
+        e->op = e->heap = e->pool = e->location_type = e->exit_how = e->version = e->live = e->threshold = 0;
+        e->device = e->location_id = e->exit_status = e->err = e->caller = 0;
         e->nframes = e->nseg = 0;
         e->str1 = e->str2 = NULL;
         e->str1_len = e->str2_len = 0;

@@ -1,5 +1,5 @@
 /*
- * cmt_reader.h — reads one cumemtrack dump (include/cmt_format.h): maps it read-only, validates
+ * reader.h — reads one cumemtrack dump (include/cmt_format.h): maps it read-only, validates
  * the header, scans blocks, groups them per writer and iterates every record of the process
  * merged by sequence number (a k-way heap merge over writers: memory grows with writers and
  * blocks, never with events). Hostile input never crashes or hangs the reader: every count and
@@ -13,13 +13,14 @@
 #include <stdint.h>
 
 #include "cmt_format.h"
+#include "util.h"
 
 struct cmt_segment {
     uint64_t vaddr, memsz, flags;
 };
 
 /* One decoded record. Strings point into the mapping (not NUL-terminated). Which fields are set
- * depends on type; see cmt_format.h for the payloads. */
+ * depends on type (see cmt_format.h for the payloads); every field means one thing. */
 struct cmt_event {
     uint8_t type;
     uint32_t writer;     /* stream it came from */
@@ -27,29 +28,38 @@ struct cmt_event {
     uint64_t seq;
     int64_t time_ns;
     /* ALLOC FREE RETRACK OOM FAILED TEARDOWN */
-    uint64_t api, kind, flags;
-    int64_t device;      /* also DEVICE ordinal, CTX device, ALERT device, POOL location_id */
-    uint64_t ptr;        /* also VMM_MAP ptr */
-    uint64_t size;       /* requested (OOM/FAILED size, VMM_MAP size) */
+    uint64_t api, kind, flags; /* flags: also UNMATCHED_PROC flags, MARKER kind (enum cmt_marker_flags) */
+    int64_t device;      /* a device ordinal (-1: host); also DEVICE, CTX, ALERT */
+    uint64_t ptr;        /* also VMM_MAP, SUBALLOC */
+    uint64_t size;       /* requested (OOM/FAILED size, VMM_MAP size, SUBALLOC size) */
     uint64_t granted;    /* ALLOC/RETRACK: 0 in the record is replaced by size */
-    uint64_t stack;      /* stack id, 0: none */
-    uint64_t ctx;        /* ALLOC ctx, TEARDOWN ctx, CTX index */
+    uint64_t stack;      /* stack id, 0: none; also SUBALLOC */
+    uint64_t ctx;        /* ALLOC, TEARDOWN, CTX: a context */
     uint64_t result;     /* RETRACK/OOM/FAILED result */
-    /* STACK */
-    uint64_t id;         /* STACK / MODULE_LOAD / MODULE_UNLOAD / API_NAME id, POOL handle */
+    /* STACK MODULE_LOAD MODULE_UNLOAD API_NAME: the id defined */
+    uint64_t id;
     uint32_t nframes;
-    const uint64_t *frames; /* nframes addresses (owned by the reader, valid with the event) */
+    const uint64_t *frames; /* STACK: nframes addresses (owned by the reader, valid with the event) */
     /* DEVICE */
-    uint64_t total;      /* DEVICE total_bytes; ALERT live_bytes */
+    uint64_t total;      /* total_bytes */
     uint8_t uuid[16];
     const char *str1, *str2; /* DEVICE name/pci; MODULE path/build_id; INFO key/value; MARKER
-                                label/domain; UNMATCHED_PROC name; API_NAME name */
+                                label/domain; UNMATCHED_PROC name; API_NAME name; SUBALLOC name */
     size_t str1_len, str2_len;
-    /* CTX */
-    uint64_t handle;     /* CTX handle, VMM_MAP handle, POOL location_type */
+    uint64_t handle;     /* CTX: the CUcontext; VMM_MAP: the allocation handle */
+    uint64_t op;         /* VMM_MAP, POOL, SUBALLOC: the operation (enum cmt_sub_op for SUBALLOC) */
+    uint64_t heap;       /* SUBALLOC: the NVTX heap */
+    /* POOL */
+    uint64_t pool, location_type;
+    int64_t location_id;
     /* EXIT */
-    uint64_t how;        /* EXIT how; VMM_MAP/POOL op; UNMATCHED_PROC version; ALERT threshold */
-    int64_t status;      /* EXIT status; EXEC_FAILED errno; ALERT caller */
+    uint64_t exit_how;   /* enum cmt_exit_how */
+    int64_t exit_status;
+    int64_t err;         /* EXEC_FAILED: errno */
+    uint64_t version;    /* UNMATCHED_PROC: the version asked for */
+    /* ALERT */
+    uint64_t live, threshold;
+    int64_t caller;
     /* MODULE_LOAD */
     uint64_t base;
     uint32_t nseg;
@@ -83,7 +93,5 @@ const char *cmt_dump_error(const struct cmt_dump *d);
 const char *cmt_rec_name(unsigned type);
 /* Kind name ("device", ... or NULL when out of range). */
 const char *cmt_kind_name(uint64_t kind);
-/* Formats a 16-byte uuid as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (buf >= 41 bytes). */
-void cmt_uuid_format(const uint8_t uuid[16], char *buf);
 
 #endif

@@ -586,8 +586,8 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_EXIT:
         if (t->snapshot_only) break;
         r->have_exit = 1;
-        r->exit_how = e->how;
-        r->exit_status = e->status;
+        r->exit_how = e->exit_how;
+        r->exit_status = e->exit_status;
         break;
     case CMT_REC_EXEC_FAILED:
         if (r->exit_how == CMT_EXIT_EXEC) r->have_exit = 0; /* the process went on */
@@ -609,7 +609,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         if (t->snapshot_only) break;
         if (!r->heaps) r->heaps = cmt_heaps_new();
         int64_t device = -2;
-        if (e->how == CMT_SUB_HEAP_REGISTER) {
+        if (e->op == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
             const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
             if (l) device = l->device;

@@ -72,7 +72,7 @@ static inline void an_teardown(struct cmt_replay *r, int64_t dev, uint64_t ctx) 
 
 static inline void an_exit(struct cmt_replay *r) {
     struct cmt_event e = an_ev(CMT_REC_EXIT);
-    e.how = CMT_EXIT_CLEAN;
+    e.exit_how = CMT_EXIT_CLEAN;
     cmt_replay_event(r, &e);
 }
 
