@@ -35,14 +35,20 @@ struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uin
     if (!st || !st->nframes) return r;
     size_t cap = (size_t)st->nframes * 2 + 8;
     r.frames = calloc(cap, sizeof *r.frames);
-    if (!r.frames) return r;
+    if (!r.frames) {
+        a->out_of_memory++;
+        return r;
+    }
     for (uint32_t i = 0; i < st->nframes; i++) {
         struct cmt_sym_frame f[CMT_SYM_MAX_INLINE];
         size_t n = cmt_sym_resolve(a->sym, rp->mods, rp->nmods, st->frames[i], f, CMT_SYM_MAX_INLINE);
         if (r.n + n > cap) {
             size_t nc = (r.n + n) * 2;
             struct cmt_sym_frame *nf = realloc(r.frames, nc * sizeof *nf);
-            if (!nf) break;
+            if (!nf) {
+                a->out_of_memory++;
+                break;
+            }
             r.frames = nf;
             cap = nc;
         }
@@ -107,7 +113,7 @@ static int cmp_rleak(const void *x, const void *y) {
 
 static void fix_cstr(char *s, size_t cap) { s[cap - 1] = 0; }
 
-static void build_imbalance(struct cmt_analysis *a) {
+static int build_imbalance(struct cmt_analysis *a) {
     a->outlier = -1;
     for (size_t p = 0; p < a->nprocs; p++) {
         const struct cmt_replay *r = &a->procs[p].replay;
@@ -119,7 +125,7 @@ static void build_imbalance(struct cmt_analysis *a) {
             while (g < a->ngpus && strcmp(a->gpus[g].uuid, u)) g++;
             if (g == a->ngpus) {
                 struct cmt_gpu *ng = realloc(a->gpus, (a->ngpus + 1) * sizeof *ng);
-                if (!ng) return;
+                if (!ng) return -1;
                 a->gpus = ng;
                 memset(&ng[g], 0, sizeof ng[g]);
                 snprintf(ng[g].uuid, sizeof ng[g].uuid, "%s", u);
@@ -144,7 +150,7 @@ static void build_imbalance(struct cmt_analysis *a) {
     if (used < 2) {
         a->peak_max_over_mean = 0;
         snprintf(a->verdict, sizeof a->verdict, used ? "one GPU in use: nothing to compare" : "no GPU memory in use");
-        return;
+        return 0;
     }
     double mean = sum / (double)used, ratio = (double)a->gpus[maxi].peak_bytes / mean;
     a->peak_max_over_mean = ratio;
@@ -156,6 +162,7 @@ static void build_imbalance(struct cmt_analysis *a) {
                                   : "uneven load: check data sharding and model placement");
     } else
         snprintf(a->verdict, sizeof a->verdict, "balanced: max/mean %.2f across %zu GPUs", ratio, used);
+    return 0;
 }
 
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
@@ -188,6 +195,13 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     p->replay.hook_arg = opts->hook_arg;
     if (cmt_replay_dump(&p->replay, d) != 0) {
         *err = strdup(cmt_dump_error(d));
+        cmt_dump_close(d);
+        return 3;
+    }
+    if (p->replay.out_of_memory) {
+        snprintf(ebuf, sizeof ebuf, "%s: out of memory while replaying it (%llu records lost): its figures would be wrong",
+                 path, (unsigned long long)p->replay.out_of_memory);
+        *err = strdup(ebuf);
         cmt_dump_close(d);
         return 3;
     }
@@ -307,9 +321,12 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             a->nleaks++;
         }
     }
+    if (a->out_of_memory) {
+        snprintf(a->err, sizeof a->err, "out of memory while symbolizing the leaks");
+        return 3;
+    }
     if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
-    build_imbalance(a);
-    if (cmt_ranks_build(a) != 0) {
+    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }

@@ -79,6 +79,7 @@ struct cmt_analysis {
     char verdict[512];
     struct cmt_ranks *ranks;   /* per-rank view of a job (cmt_ranks.h) */
     uint64_t anomalies[CMT_AN_COUNT];
+    uint64_t out_of_memory;    /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];
 };
 

@@ -32,6 +32,9 @@ $(CMT_AN_LIB): $(filter-out $(BUILD)/analyzer/main.o,$(CMT_AN_OBJS))
 
 $(BUILD)/tests/unit/test_%: tests/unit/test_%.c tests/unit/an_events.h $(CMT_AN_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $< $(CMT_AN_LIB) $(CMT_AN_LIBS) -lpthread
+	$(CC) $(ALL_CFLAGS) -Ianalyzer -o $@ $< $(CMT_AN_LIB) $(CMT_AN_LIBS) -lpthread $(AN_UNIT_LDFLAGS)
+
+# test_replay makes the allocator fail from the n-th call on
+$(BUILD)/tests/unit/test_replay: AN_UNIT_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 test-programs: $(CMT_AN_UNITS)

@@ -160,3 +160,10 @@ int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, cha
     cmt_free_paths(paths, np);
     return rc;
 }
+
+int cmt_analysis_status(const struct cmt_analysis *a) {
+    if (!a->out_of_memory) return 0;
+    cmt_msg("out of memory: %llu stack%s could not be symbolized; the output is incomplete",
+            (unsigned long long)a->out_of_memory, a->out_of_memory == 1 ? "" : "s");
+    return 3;
+}

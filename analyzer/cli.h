@@ -38,5 +38,8 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
 /* Expands DUMP|DIR arguments and loads them into a: 0, or 3 after printing why. a must be freed
  * with cmt_analysis_free either way. */
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs);
+/* After rendering: 0, or 3 after a message when the analysis ran out of memory on the way (the
+ * one error convention: a message prefixed "cumemtrack: " on stderr and exit 3, never exit 0). */
+int cmt_analysis_status(const struct cmt_analysis *a);
 
 #endif

@@ -230,7 +230,8 @@ int cmt_cmd_check(int argc, char **argv) {
     if (!failed)
         cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
                 cmt_human_size(a.suppressed_bytes, s2, sizeof s2), a.nprocs, a.nprocs == 1 ? "" : "es");
-    rc = failed ? 1 : 0;
+    rc = cmt_analysis_status(&a);
+    if (!rc) rc = failed ? 1 : 0;
     cmt_analysis_free(&a);
 out:
     cmt_suppress_free(&supp);

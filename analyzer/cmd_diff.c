@@ -262,6 +262,8 @@ int cmt_cmd_diff(int argc, char **argv) {
             else write_text(f, s, &cmp, top);
             rc = cmt_close_output(f, out);
         }
+        if (!rc) rc = cmt_analysis_status(&s[0].a);
+        if (!rc) rc = cmt_analysis_status(&s[1].a);
     }
     cmt_comparison_free(&cmp);
     for (int side = 0; side < loaded; side++) {

@@ -83,6 +83,7 @@ int cmt_cmd_flame(int argc, char **argv) {
                 for (size_t i = 0; i < n; i++) fprintf(f, "%s %llu\n", v[i].stack, (unsigned long long)v[i].bytes);
                 rc = cmt_close_output(f, out);
             }
+            if (!rc) rc = cmt_analysis_status(&a);
             cmt_fold_free(v, n);
         }
     }

@@ -86,6 +86,7 @@ int cmt_cmd_report(int argc, char **argv) {
             else cmt_render_text(&a, f);
             int crc = cmt_close_output(f, out);
             if (!rc) rc = crc;
+            if (!rc) rc = cmt_analysis_status(&a);
         }
     }
     cmt_analysis_free(&a);

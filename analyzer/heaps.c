@@ -54,8 +54,8 @@ static void end_heap_regions(struct cmt_heaps *p, uint64_t heap) {
     if (r->heap == heap) end_region(p, r);
 }
 
-void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t device) {
-    if (!p) return;
+int cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t device) {
+    if (!p) return 0;
     switch (e->op) {
     case CMT_SUB_HEAP_REGISTER: {
         struct cmt_heap *heap = heap_of(p, e->heap);
@@ -63,12 +63,12 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
             if (p->n == p->cap) {
                 size_t nc = p->cap ? p->cap * 2 : 8;
                 struct cmt_heap *np = realloc(p->list, nc * sizeof *np);
-                if (!np) return;
+                if (!np) return -1;
                 p->list = np;
                 p->cap = nc;
             }
             struct heap_index *h = calloc(1, sizeof *h);
-            if (!h) return;
+            if (!h) return -1;
             h->heap = e->heap;
             h->index = p->n;
             HASH_ADD(hh, p->heaps, heap, sizeof h->heap, h);
@@ -79,6 +79,7 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
         heap->heap = e->heap;
         heap->size = e->size;
         heap->name = strndup(e->str1 ? e->str1 : "", e->str1_len);
+        if (!heap->name) return -1;
         heap->device = device;
         heap->unregistered = 0;
         break;
@@ -95,7 +96,7 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
         HASH_FIND(hh, p->regions, &e->ptr, sizeof e->ptr, r);
         if (r) end_region(p, r); /* registered again without an unregister */
         r = calloc(1, sizeof *r);
-        if (!r) return;
+        if (!r) return -1;
         *r = (struct region){.ptr = e->ptr, .size = e->size, .stack = e->stack, .heap = e->heap};
         HASH_ADD(hh, p->regions, ptr, sizeof r->ptr, r);
         struct cmt_heap *heap = heap_of(p, e->heap);
@@ -127,6 +128,7 @@ void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t dev
     }
     default: break;
     }
+    return 0;
 }
 
 static int cmp_pleak(const void *a, const void *b) {
@@ -135,8 +137,9 @@ static int cmp_pleak(const void *a, const void *b) {
     return x->stack < y->stack ? -1 : x->stack > y->stack;
 }
 
-void cmt_heaps_finish(struct cmt_heaps *p) {
-    if (!p) return;
+int cmt_heaps_finish(struct cmt_heaps *p) {
+    if (!p) return 0;
+    int rc = 0;
     struct region *r, *tmp;
     HASH_ITER(hh, p->regions, r, tmp) {
         struct cmt_heap *heap = heap_of(p, r->heap);
@@ -145,7 +148,10 @@ void cmt_heaps_finish(struct cmt_heaps *p) {
         while (k < heap->nleaks && heap->leaks[k].stack != r->stack) k++;
         if (k == heap->nleaks) {
             struct cmt_heap_leak *nl = realloc(heap->leaks, (heap->nleaks + 1) * sizeof *nl);
-            if (!nl) continue;
+            if (!nl) {
+                rc = -1;
+                continue;
+            }
             heap->leaks = nl;
             heap->leaks[heap->nleaks++] = (struct cmt_heap_leak){r->stack, 0, 0};
         }
@@ -155,6 +161,7 @@ void cmt_heaps_finish(struct cmt_heaps *p) {
     for (size_t i = 0; i < p->n; i++)
         if (p->list[i].nleaks > 1)
             qsort(p->list[i].leaks, p->list[i].nleaks, sizeof *p->list[i].leaks, cmp_pleak);
+    return rc;
 }
 
 const struct cmt_heap *cmt_heaps_list(const struct cmt_heaps *p, size_t *n) {

@@ -30,10 +30,12 @@ struct cmt_heap {
 
 struct cmt_heaps *cmt_heaps_new(void);
 /* Applies a SUBALLOC record; device: the device of the tracked allocation the heap lives in (a
- * HEAP_REGISTER record; -2 unknown), given by the replay. */
-void cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t device);
-/* Ends the stream: remaining regions of live heaps become the heaps' leaks. */
-void cmt_heaps_finish(struct cmt_heaps *p);
+ * HEAP_REGISTER record; -2 unknown), given by the replay. Returns 0, or -1 when out of memory (the
+ * record's effect is lost). */
+int cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t device);
+/* Ends the stream: remaining regions of live heaps become the heaps' leaks. 0, or -1 when out of
+ * memory (some leaks are missing). */
+int cmt_heaps_finish(struct cmt_heaps *p);
 const struct cmt_heap *cmt_heaps_list(const struct cmt_heaps *p, size_t *n);
 void cmt_heaps_free(struct cmt_heaps *p);
 

@@ -78,8 +78,11 @@ struct cmt_replay_live {
     /* exact second pass */
     int snapshot_only;
     uint64_t *target_seq; /* per devs index (pass 2) */
-    int oom_failed;
 };
+
+/* Out of memory: what the record should have changed is lost, so the figures are wrong; the
+ * analysis refuses to report them (analysis.c). */
+static void lost(struct cmt_replay *r) { r->out_of_memory++; }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     memset(r, 0, sizeof *r);
@@ -160,6 +163,7 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
     size_t n = r->top_n, k = 0;
     struct cmt_stack_bytes *top = calloc(n ? n : 1, sizeof *top);
     if (!top) {
+        lost(r);
         *nout = 0;
         return NULL;
     }
@@ -202,7 +206,10 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     struct cmt_replay_live *t = r->t;
     int existed;
     struct live *l = cmt_htab_put(&t->live, e->ptr, space, &existed);
-    if (!l) return;
+    if (!l) {
+        lost(r);
+        return;
+    }
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
         struct sdc *s = &t->sdc[l->k.val];
         struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
@@ -224,6 +231,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     l->kind = (uint8_t)(e->kind < 255 ? e->kind : 255);
     uint32_t si = sdc_get(r, e->stack, l->device);
     if (si == UINT32_MAX) {
+        lost(r);
         cmt_htab_del(&t->live, l);
         return;
     }
@@ -236,7 +244,10 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     }
     if (l->device >= 0) {
         struct cmt_devstate *d = dev_get(r, l->device);
-        if (!d) return;
+        if (!d) {
+            lost(r);
+            return;
+        }
         d->live += e->granted;
         d->live_count++;
         if (d->live > d->peak) {
@@ -263,16 +274,18 @@ static void remember_freed(struct cmt_replay *r, uint64_t space, uint64_t ptr) {
     t->ring_space[t->ring_pos] = (uint8_t)space;
     t->ring_pos = (t->ring_pos + 1) % FREED_RING;
     int existed;
-    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) r->t->oom_failed = 1;
+    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) lost(r);
 }
 
 static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack, int at) {
     struct cmt_replay_live *t = r->t;
     uint64_t k1 = ((uint64_t)l->device << 10) | ((uint64_t)l->kind << 2) | (uint64_t)at;
     uint32_t *slot = cmt_htab_slot(&t->leak_map, k1, stack);
-    if (!slot) return;
+    if (!slot || (!*slot && cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0)) {
+        lost(r);
+        return;
+    }
     if (!*slot) {
-        if (cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0) return;
         r->leaks[r->nleaks] = (struct cmt_leak){l->device, l->kind, stack, at, 0, 0, 0};
         *slot = (uint32_t)++r->nleaks;
     }
@@ -353,7 +366,10 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
 
 static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    if (cmt_grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) return;
+    if (cmt_grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) {
+        lost(r);
+        return;
+    }
     struct cmt_oom *o = &r->ooms[r->nooms++];
     memset(o, 0, sizeof *o);
     o->device = e->device;
@@ -372,13 +388,17 @@ static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
             o->live_bytes_dev[i] = r->devs[i].live;
         }
         o->nlive = r->ndevs;
-    }
+    } else
+        lost(r);
     o->top = top_stacks(r, e->device < 0 ? -1 : e->device, &o->ntop);
 }
 
 static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    if (cmt_grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) return;
+    if (cmt_grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) {
+        lost(r);
+        return;
+    }
     struct cmt_module *m = &r->mods[r->nmods];
     memset(m, 0, sizeof *m);
     m->id = e->id;
@@ -387,6 +407,7 @@ static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
     m->build_id = malloc(e->str2_len + 1);
     m->segs = malloc((e->nseg + 1) * sizeof *m->segs);
     if (!m->path || !m->build_id || !m->segs) {
+        lost(r);
         free(m->path);
         free(m->build_id);
         free(m->segs);
@@ -402,9 +423,11 @@ static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
 static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     uint32_t *slot = cmt_htab_slot(&t->stack_map, e->id, 0);
-    if (!slot) return;
-    uint64_t *fr = malloc((e->nframes + 1) * sizeof *fr);
-    if (!fr) return;
+    uint64_t *fr = slot ? malloc((e->nframes + 1) * sizeof *fr) : NULL;
+    if (!fr) {
+        lost(r);
+        return;
+    }
     memcpy(fr, e->frames, e->nframes * sizeof *fr);
     if (*slot) { /* redefinition: the last one wins */
         struct cmt_stack *s = &t->stacks[*slot - 1];
@@ -414,6 +437,7 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
         return;
     }
     if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
+        lost(r);
         free(fr);
         return;
     }
@@ -454,6 +478,7 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
             m->ndev = r->ndevs + 1;
             r->nmarkers++;
         } else {
+            lost(r);
             free(m->label);
             free(m->domain);
             free(m->dev);
@@ -467,15 +492,24 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
             memcmp(t->series[i].label, label, llen) == 0)
             s = &t->series[i];
     if (!s) {
-        if (cmt_grow((void **)&t->series, &t->capseries, t->nseries + 1, sizeof *t->series) != 0) return;
+        if (cmt_grow((void **)&t->series, &t->capseries, t->nseries + 1, sizeof *t->series) != 0) {
+            lost(r);
+            return;
+        }
         s = &t->series[t->nseries];
         memset(s, 0, sizeof *s);
         s->label = strndup(label, llen);
-        if (!s->label) return;
+        if (!s->label) {
+            lost(r);
+            return;
+        }
         s->kind = kind;
         t->nseries++;
     }
-    if (cmt_grow((void **)&s->st, &s->cap, t->nsdc, sizeof *s->st) != 0) return;
+    if (cmt_grow((void **)&s->st, &s->cap, t->nsdc, sizeof *s->st) != 0) {
+        lost(r);
+        return;
+    }
     s->n++;
     for (size_t i = 0; i < t->nsdc; i++) {
         struct gstate *g = &s->st[i];
@@ -511,7 +545,10 @@ static void compute_growth(struct cmt_replay *r) {
                 dup = r->growth[q].stack == t->sdc[i].stack && r->growth[q].device == t->sdc[i].device &&
                       !strcmp(r->growth[q].label, s->label);
             if (dup) continue;
-            if (cmt_grow((void **)&r->growth, &t->capgrowth, r->ngrowth + 1, sizeof *r->growth) != 0) return;
+            if (cmt_grow((void **)&r->growth, &t->capgrowth, r->ngrowth + 1, sizeof *r->growth) != 0) {
+                lost(r);
+                return;
+            }
             r->growth[r->ngrowth++] = (struct cmt_growth){
                 .label = s->label, .flags = s->kind, .stack = t->sdc[i].stack, .device = t->sdc[i].device,
                 .first_bytes = g->first, .last_bytes = g->last, .markers = g->n,
@@ -565,7 +602,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_DEVICE: {
         if (t->snapshot_only || e->device < 0) break;
         struct cmt_devstate *d = dev_get(r, e->device);
-        if (!d) break;
+        if (!d) {
+            lost(r);
+            break;
+        }
         d->has_info = 1;
         memcpy(d->uuid, e->uuid, 16);
         copy_str(d->name, sizeof d->name, e->str1, e->str1_len);
@@ -575,9 +615,11 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     }
     case CMT_REC_CTX: {
         uint32_t *slot = cmt_htab_slot(&t->ctx_map, e->ctx, 0);
-        if (!slot) break;
+        if (!slot || (!*slot && cmt_grow((void **)&t->ctxdev, &t->capctx, t->nctx + 1, sizeof *t->ctxdev) != 0)) {
+            lost(r);
+            break;
+        }
         if (!*slot) {
-            if (cmt_grow((void **)&t->ctxdev, &t->capctx, t->nctx + 1, sizeof *t->ctxdev) != 0) break;
             *slot = (uint32_t)++t->nctx;
         }
         t->ctxdev[*slot - 1] = e->device;
@@ -607,28 +649,34 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         break;
     case CMT_REC_SUBALLOC: {
         if (t->snapshot_only) break;
-        if (!r->heaps) r->heaps = cmt_heaps_new();
+        if (!r->heaps && !(r->heaps = cmt_heaps_new())) {
+            lost(r);
+            break;
+        }
         int64_t device = -2;
         if (e->op == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
             const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
             if (l) device = l->device;
         }
-        cmt_heaps_event(r->heaps, e, device);
+        if (cmt_heaps_event(r->heaps, e, device) != 0) lost(r);
         break;
     }
     case CMT_REC_API_NAME: {
         if (t->snapshot_only) break;
         uint32_t *slot = cmt_htab_slot(&t->api_map, e->id, 0);
-        if (!slot) break;
-        char *name = strndup(e->str1 ? e->str1 : "", e->str1_len);
-        if (!name) break;
+        char *name = slot ? strndup(e->str1 ? e->str1 : "", e->str1_len) : NULL;
+        if (!name) {
+            lost(r);
+            break;
+        }
         if (*slot) {
             free(t->api_names[*slot - 1]);
             t->api_names[*slot - 1] = name;
             break;
         }
         if (cmt_grow((void **)&t->api_names, &t->capapi, t->napi + 1, sizeof *t->api_names) != 0) {
+            lost(r);
             free(name);
             break;
         }
@@ -673,7 +721,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
     if (!t->snapshot_only) {
         compute_growth(r);
-        cmt_heaps_finish(r->heaps);
+        if (cmt_heaps_finish(r->heaps) != 0) lost(r);
     }
 }
 

@@ -131,6 +131,7 @@ struct cmt_replay {
     int64_t exit_status;
     uint64_t anomalies[CMT_AN_COUNT];
     uint64_t unmatched_records;
+    uint64_t out_of_memory;   /* records whose effect was lost for lack of memory: figures are wrong */
 
     struct cmt_devstate *devs; /* GPUs (ordinal >= 0), sorted by ordinal after cmt_replay_finish */
     size_t ndevs;

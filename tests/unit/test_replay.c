@@ -2,9 +2,28 @@
  * test_replay.c — unit tests of the analyzer's replay (analyzer/cmt_replay.c): live and peak bytes,
  * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
  * unknown and double frees, OOM snapshots, teardown of one context's allocations, leaks at exit
- * and at death. Exit 0 when every check holds.
+ * and at death; and that running out of memory anywhere in the replay is counted
+ * (out_of_memory, which makes the analysis fail) rather than silently giving other figures: the
+ * allocator is wrapped (-Wl,--wrap) to fail from the n-th allocation on. Exit 0 when every check
+ * holds.
  */
+#include <stdlib.h>
+
 #include "an_events.h"
+
+/* allocations left before every one fails (-1: never) */
+static long alloc_budget = -1;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+static int may_alloc(void) {
+    if (alloc_budget == 0) return 0;
+    if (alloc_budget > 0) alloc_budget--;
+    return 1;
+}
+void *__wrap_malloc(size_t n) { return may_alloc() ? __real_malloc(n) : NULL; }
+void *__wrap_calloc(size_t n, size_t m) { return may_alloc() ? __real_calloc(n, m) : NULL; }
+void *__wrap_realloc(void *p, size_t n) { return may_alloc() ? __real_realloc(p, n) : NULL; }
 
 static const struct cmt_leak *leak_of(const struct cmt_replay *r, uint64_t stack) {
     for (size_t i = 0; i < r->nleaks; i++)
@@ -91,10 +110,85 @@ static void test_leak_at_exit(void) {
     cmt_replay_free(&r);
 }
 
+/* A small process: devices, stacks, allocations, a marker series, an OOM, leaks. */
+static void scenario(struct cmt_replay *r) {
+    an_device(r, 0, 0x44);
+    an_device(r, 1, 0x55);
+    for (int i = 0; i < 40; i++) {
+        struct cmt_event st = an_ev(CMT_REC_STACK);
+        uint64_t frames[2] = {0x1000 + (uint64_t)i, 0x2000};
+        st.id = (uint64_t)i + 1;
+        st.nframes = 2;
+        st.frames = frames;
+        cmt_replay_event(r, &st);
+    }
+    for (int it = 0; it < 6; it++) {
+        struct cmt_event m = an_ev(CMT_REC_MARKER);
+        m.str1 = "step";
+        m.str1_len = 4;
+        m.str2 = "";
+        cmt_replay_event(r, &m);
+        for (uint64_t i = 0; i < 30; i++) an_alloc(r, (int64_t)(i % 2), 0x100000 * (i + 1) + (uint64_t)it, 4096 * (i + 1), i % 40 + 1, 0);
+        for (uint64_t i = 0; i < 30; i += 2) an_free(r, 0x100000 * (i + 1) + (uint64_t)it);
+    }
+    an_oom(r, 0, 1ull << 40, 3);
+    an_exit(r);
+}
+
+struct figures {
+    uint64_t peak0, peak1, leaked0, leaked1, nleaks, nooms, nmarkers, ngrowth, top0;
+};
+
+static struct figures figures_of(const struct cmt_replay *r) {
+    struct figures f = {0};
+    const struct cmt_devstate *d0 = cmt_replay_device(r, 0), *d1 = cmt_replay_device(r, 1);
+    if (d0) f = (struct figures){d0->peak, 0, d0->leaked_bytes, 0, 0, 0, 0, 0, d0->npeak_top};
+    if (d1) {
+        f.peak1 = d1->peak;
+        f.leaked1 = d1->leaked_bytes;
+    }
+    f.nleaks = r->nleaks;
+    f.nooms = r->nooms;
+    f.nmarkers = r->nmarkers;
+    f.ngrowth = r->ngrowth;
+    return f;
+}
+
+static void test_out_of_memory_is_never_silent(void) {
+    struct cmt_replay r;
+    alloc_budget = -1;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    scenario(&r);
+    cmt_replay_finish(&r);
+    struct figures want = figures_of(&r);
+    CHECK(r.out_of_memory == 0 && want.nleaks > 0 && want.ngrowth > 0 && want.nooms == 1);
+    cmt_replay_free(&r);
+    int silent = 0, counted = 0;
+    for (long budget = 0; budget < 400; budget++) {
+        alloc_budget = budget;
+        int ok = cmt_replay_init(&r, 10) == 0;
+        if (ok) {
+            scenario(&r);
+            cmt_replay_finish(&r);
+            struct figures got = figures_of(&r);
+            if (r.out_of_memory) counted++;
+            else if (memcmp(&got, &want, sizeof got)) {
+                fprintf(stderr, "allocation budget %ld: other figures, no out_of_memory\n", budget);
+                silent++;
+            }
+        }
+        alloc_budget = -1;
+        cmt_replay_free(&r);
+    }
+    CHECK(silent == 0);
+    CHECK(counted > 0);
+}
+
 int main(void) {
     test_peak_and_leaks();
     test_teardown_by_context();
     test_leak_at_exit();
+    test_out_of_memory_is_never_silent();
     if (an_failures) fprintf(stderr, "test_replay: %d check(s) failed\n", an_failures);
     else printf("test_replay: ok\n");
     return an_failures != 0;
