@@ -3,10 +3,26 @@
 CMT_AN_SRCS := $(wildcard analyzer/*.c)
 CMT_AN_OBJS := $(patsubst analyzer/%.c,$(BUILD)/analyzer/%.o,$(CMT_AN_SRCS))
 CMT_AN_LIBS := -ldw -lelf -ldl
+# analyzer/html/report.{css,js} become C arrays (cmt_html_report_css[], cmt_html_report_js[]) in
+# a generated header that render_html.c includes; od and awk only, no extra package.
+CMT_AN_GEN := $(BUILD)/analyzer/gen
+CMT_AN_INC := -Ianalyzer -I$(CMT_AN_GEN)
+CMT_AN_ASSETS := $(CMT_AN_GEN)/html_assets.h
+
+$(CMT_AN_ASSETS): analyzer/html/report.css analyzer/html/report.js analyzer/analyzer.mk
+	@mkdir -p $(dir $@)
+	@{ echo "/* generated from analyzer/html/ by analyzer/analyzer.mk: do not edit */"; \
+	  for f in report.css report.js; do \
+	    echo "static const char cmt_html_$$(echo $$f | tr . _)[] = {"; \
+	    od -An -v -tx1 analyzer/html/$$f | awk '{ for (i = 1; i <= NF; i++) printf "0x%s,", $$i; print "" }'; \
+	    echo "0x00};"; \
+	  done; } >$@.tmp && mv $@.tmp $@
 
 $(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(CMT_AN_INC) -c -o $@ $<
+
+$(BUILD)/analyzer/render_html.o: $(CMT_AN_ASSETS)
 
 $(BUILD)/cumemtrack: $(CMT_AN_OBJS)
 	@mkdir -p $(dir $@)
