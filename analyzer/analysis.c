@@ -191,8 +191,9 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     p->truncated = cmt_dump_truncated(d);
     p->writers = cmt_dump_writers(d);
     p->blocks = cmt_dump_blocks(d);
-    p->replay.hook = opts->hook;
-    p->replay.hook_arg = opts->hook_arg;
+    p->replay.observer = opts->observer;
+    p->replay.observer_arg = opts->observer_arg;
+    p->replay.observer_id = i;
     if (cmt_replay_dump(&p->replay, d) != 0) {
         *err = strdup(cmt_dump_error(d));
         cmt_dump_close(d);
@@ -234,7 +235,8 @@ static void *load_worker(void *arg) {
 }
 
 /* Replays every dump; each process is independent, so they are spread over threads
- * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when a per-event hook is set).
+ * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when the observer wants the
+ * records in order).
  * The first failing path in argument order is reported. */
 static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     struct loader L = {.a = a, .opts = opts, .paths = paths, .n = npaths};
@@ -248,7 +250,7 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     const char *e = getenv("CUMEMTRACK_THREADS");
     if (e && *e) nt = strtol(e, NULL, 10);
     if (nt > 8 && !(e && *e)) nt = 8;
-    if (nt < 1 || opts->hook) nt = 1;
+    if (nt < 1 || opts->observe_in_order) nt = 1;
     if ((size_t)nt > npaths) nt = (long)(npaths ? npaths : 1);
     pthread_t *th = nt > 1 ? calloc((size_t)nt - 1, sizeof *th) : NULL;
     long started = 0;
@@ -276,6 +278,10 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     a->sym = cmt_sym_new(!opts->no_symbols, opts->debug_dir);
     a->procs = calloc(npaths ? npaths : 1, sizeof *a->procs);
     if (!a->sym || !a->procs) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    if (opts->observer_begin && opts->observer_begin(opts->observer_arg, npaths) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }

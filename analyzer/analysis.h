@@ -28,9 +28,12 @@ struct cmt_report_opts {
     int no_symbols;             /* --no-symbols */
     const char *debug_dir;      /* --debug-dir */
     struct cmt_suppressions *suppressions; /* may be NULL; hit counters are updated */
-    /* called for every event of every process, after it is applied (timeline, flame...) */
-    void (*hook)(void *arg, const struct cmt_event *ev, const struct cmt_replay *r);
-    void *hook_arg;
+    /* told what every replay changes (timeline.h), on the loading threads: observer_begin first,
+     * with the number of dumps; with observe_in_order, the dumps load one after the other */
+    cmt_observer observer;
+    int (*observer_begin)(void *arg, size_t nprocs);
+    void *observer_arg;
+    int observe_in_order;
 };
 
 struct cmt_process {

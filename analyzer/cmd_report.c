@@ -69,14 +69,18 @@ int cmt_cmd_report(int argc, char **argv) {
     struct cmt_tl tl;
     size_t top = ro.top_n ? ro.top_n : 10;
     cmt_tl_init(&tl, &a, html ? CMT_HTML_BUCKETS : 0);
-    if (html) { /* the timeline through the hook; every stack of the peaks for the icicle graph */
-        ro.hook = cmt_tl_hook;
-        ro.hook_arg = &tl;
+    if (html) { /* the timeline told by the replays; every stack of the peaks for the icicle graph */
+        ro.observer = cmt_tl_observe;
+        ro.observer_begin = cmt_tl_begin;
+        ro.observer_arg = &tl;
         ro.top_n = 65536;
     }
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     if (rc) {
         cmt_msg("%s", a.err);
+    } else if (html && cmt_tl_finish(&tl) != 0) {
+        cmt_msg("out of memory while building the timeline");
+        rc = 3;
     } else {
         FILE *f = cmt_open_output(out);
         if (!f) rc = 3;

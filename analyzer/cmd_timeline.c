@@ -1,7 +1,7 @@
 /*
  * cmd_timeline.c — cumemtrack timeline [--csv | --perfetto] [-o FILE] DUMP|DIR...: live device
- * bytes over time, one row per change (and per OOM and marker), streamed through the replay hook
- * (cmt_timeline.h) while the dumps are read.
+ * bytes over time, one row per change (and per OOM and marker), streamed from the replay's observer
+ * (timeline.h) while the dumps are read.
  *   text       a compact table (seconds since the process start, human sizes)
  *   --csv      time,wallclock,host,pid,device,uuid,live,event (time: seconds since the process
  *              start; wallclock: ISO-8601 UTC from the header's start_realtime_ns; live in bytes)
@@ -258,8 +258,10 @@ int cmt_cmd_timeline(int argc, char **argv) {
     o.a = &a;
     struct cmt_report_opts ro = {0};
     ro.no_symbols = 1;
-    ro.hook = cmt_tl_hook;
-    ro.hook_arg = &tl;
+    ro.observer = cmt_tl_observe;
+    ro.observer_begin = cmt_tl_begin;
+    ro.observer_arg = &tl;
+    ro.observe_in_order = 1; /* rows stream out in record order, process after process */
     if (fmt == FMT_CSV) fprintf(f, "time,wallclock,host,pid,device,uuid,live,event\n");
     else if (fmt == FMT_TEXT)
         fprintf(f, "%12s  %-7s %-3s %-40s %10s  %s\n", "TIME(s)", "PID", "DEV", "UUID", "LIVE", "EVENT");
@@ -278,6 +280,10 @@ int cmt_cmd_timeline(int argc, char **argv) {
     } else if (fmt == FMT_TEXT && !rc && !o.rows)
         fprintf(f, "(no device memory recorded)\n");
     if (rc) cmt_msg("%s", a.err);
+    else if (cmt_tl_finish(&tl) != 0) {
+        cmt_msg("out of memory while building the timeline");
+        rc = 3;
+    }
     int crc = cmt_close_output(f, out);
     if (!rc) rc = crc;
     cmt_analysis_free(&a);

@@ -84,6 +84,20 @@ struct cmt_replay_live {
  * analysis refuses to report them (analysis.c). */
 static void lost(struct cmt_replay *r) { r->out_of_memory++; }
 
+static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
+    c->proc = r->observer_id;
+    r->observer(r->observer_arg, r, c);
+}
+
+/* A (stack, device) counter of a GPU changed by bytes (up or down). */
+static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct sdc *s, int up) {
+    if (!r->observer || r->t->snapshot_only || s->device < 0) return;
+    struct cmt_live_change c = {.kind = CMT_CHANGE_STACK, .record = e->type, .time_ns = e->time_ns,
+                                .device = s->device, .dev = cmt_replay_device(r, s->device),
+                                .stack = s->stack, .stack_bytes = s->bytes, .up = up};
+    notify(r, &c);
+}
+
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     memset(r, 0, sizeof *r);
     r->top_n = top_n ? top_n : 10;
@@ -130,6 +144,19 @@ const char *cmt_device_uuid(const struct cmt_devstate *d, char *buf) {
 
 const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *buf) {
     return cmt_device_uuid(device >= 0 ? cmt_replay_device(r, device) : NULL, buf);
+}
+
+uint64_t cmt_replay_top_stack(const struct cmt_replay *r, int64_t device, uint64_t *bytes) {
+    uint64_t top = 0;
+    *bytes = 0;
+    for (size_t i = 0; i < r->t->nsdc; i++) {
+        const struct sdc *s = &r->t->sdc[i];
+        if (s->device == device && s->bytes && (s->bytes > *bytes || (s->bytes == *bytes && s->stack < top))) {
+            *bytes = s->bytes;
+            top = s->stack;
+        }
+    }
+    return top;
 }
 
 const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id) {
@@ -216,6 +243,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
         if (d) before_decrease(r, d);
         s->bytes -= l->granted;
         s->count--;
+        notify_stack(r, e, s, 0);
         if (l->device >= 0) {
             if (d) {
                 d->live -= l->granted;
@@ -238,6 +266,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     l->k.val = si;
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
+    notify_stack(r, e, &t->sdc[si], 1);
     if (t->freed.n) {
         void *f = cmt_htab_find(&t->freed, e->ptr, space);
         if (f) cmt_htab_del(&t->freed, f);
@@ -295,8 +324,8 @@ static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack,
     k->allocations++;
 }
 
-/* Ends live allocation l (free, or leak when at >= 0). */
-static void end_live(struct cmt_replay *r, struct live *l, int at) {
+/* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end). */
+static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     struct sdc *s = &t->sdc[l->k.val];
     if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
@@ -304,6 +333,7 @@ static void end_live(struct cmt_replay *r, struct live *l, int at) {
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
     s->bytes -= l->granted;
     s->count--;
+    if (e) notify_stack(r, e, s, 0);
     if (l->device >= 0) {
         if (d) {
             d->live -= l->granted;
@@ -341,7 +371,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
         if (d) d->frees++;
     } else
         r->host_frees++;
-    end_live(r, l, -1);
+    end_live(r, l, -1, e);
     if (!t->snapshot_only) remember_freed(r, space, e->ptr);
 }
 
@@ -357,7 +387,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
                 match = l->device == e->device || (l->device < 0 && cmt_replay_ctx_device(r, l->ctx) == e->device);
         }
         if (match) {
-            end_live(r, l, at); /* backward shift may move another entry into i: look at i again */
+            end_live(r, l, at, e); /* backward shift may move another entry into i: look at i again */
             continue;
         }
         i++;
@@ -558,6 +588,46 @@ static void compute_growth(struct cmt_replay *r) {
     if (r->ngrowth > 1) qsort(r->growth, r->ngrowth, sizeof *r->growth, cmp_growth);
 }
 
+/* After record e: LIVE changes of the GPUs it changed, or the OOM / MARKER itself. */
+static void observe(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
+    switch (e->type) {
+    case CMT_REC_ALLOC:
+    case CMT_REC_FREE:
+    case CMT_REC_RETRACK:
+    case CMT_REC_TEARDOWN:
+        for (size_t i = 0; i < r->ndevs; i++) {
+            struct cmt_devstate *d = &r->devs[i];
+            if (d->observed_live == d->live) continue;
+            d->observed_live = d->live;
+            c.kind = CMT_CHANGE_LIVE;
+            c.device = d->ordinal;
+            c.dev = d;
+            c.live = d->live;
+            notify(r, &c);
+        }
+        return;
+    case CMT_REC_OOM:
+        c.kind = CMT_CHANGE_OOM;
+        c.device = e->device;
+        c.dev = e->device >= 0 ? cmt_replay_device(r, e->device) : NULL;
+        c.live = e->device >= 0 ? (c.dev ? c.dev->live : 0) : r->host_live;
+        c.stack = e->stack;
+        c.requested = e->size;
+        c.label = cmt_replay_api_name(r, e->api);
+        c.label_len = c.label ? strlen(c.label) : 0;
+        notify(r, &c);
+        return;
+    case CMT_REC_MARKER:
+        c.kind = CMT_CHANGE_MARKER;
+        c.label = e->str1;
+        c.label_len = e->str1_len;
+        notify(r, &c);
+        return;
+    default: return;
+    }
+}
+
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     if (!r->events++) r->first_time = e->time_ns;
@@ -687,7 +757,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     default:
         break;
     }
-    if (r->hook) r->hook(r->hook_arg, e, r);
+    if (r->observer && !t->snapshot_only) observe(r, e);
 }
 
 static int cmp_dev(const void *a, const void *b) {
@@ -713,7 +783,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
         if (l->k.used) {
-            end_live(r, l, at);
+            end_live(r, l, at, NULL);
             continue;
         }
         i++;
@@ -825,6 +895,7 @@ int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
                     r->devs[i].snap_seq = r->devs[i].peak_seq;
                 }
         }
+        if (!p2.t || !p2.t->target_seq) lost(r); /* the peak snapshots would be inexact */
         cmt_replay_free(&p2);
     }
     cmt_replay_finish(r);

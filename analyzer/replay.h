@@ -47,6 +47,7 @@ struct cmt_devstate {
     uint64_t allocations, frees, live, live_count, peak;
     int64_t peak_time;
     uint64_t peak_seq;
+    uint64_t observed_live;     /* live bytes at the last CMT_CHANGE_LIVE */
     uint64_t leaked_bytes, leaked_allocations;
     /* top stacks live at the peak */
     struct cmt_stack_bytes *peak_top;
@@ -117,12 +118,39 @@ struct cmt_growth {
 struct cmt_replay_live; /* internal tables */
 struct cmt_replay;
 
-typedef void (*cmt_event_hook)(void *arg, const struct cmt_event *ev, const struct cmt_replay *r);
+/* What the replay tells its observer, as it applies the records of pass 1 (the exact second pass
+ * of cmt_replay_dump is silent). Host memory (device -1) changes no GPU counter. */
+enum cmt_change_kind {
+    CMT_CHANGE_STACK,  /* the bytes of one (stack, device) counter rose (up) or fell: an allocation
+                          began (ALLOC, RETRACK) or ended (FREE, TEARDOWN, reallocated unseen) */
+    CMT_CHANGE_LIVE,   /* a GPU's live bytes differ from the last LIVE change, after a record */
+    CMT_CHANGE_OOM,    /* an OOM record */
+    CMT_CHANGE_MARKER, /* a MARKER record (every kind, range pops included) */
+};
+
+struct cmt_live_change {
+    enum cmt_change_kind kind;
+    uint8_t record;                 /* the record type that caused it */
+    size_t proc;                    /* the replay's observer_id */
+    int64_t time_ns;                /* the record's time (dump clock) */
+    int64_t device;                 /* -1: host memory (OOM) or none (MARKER) */
+    const struct cmt_devstate *dev; /* that GPU, NULL for host / none */
+    uint64_t live;                  /* LIVE: the GPU's live bytes now; OOM: that device's then */
+    uint64_t stack;                 /* STACK, OOM */
+    uint64_t stack_bytes;           /* STACK: the counter now */
+    int up;                         /* STACK: 1 rose, 0 fell */
+    uint64_t requested;             /* OOM */
+    const char *label;              /* OOM: the API name (may be NULL); MARKER: the label */
+    size_t label_len;
+};
+
+typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
 
 struct cmt_replay {
     size_t top_n;             /* stacks kept per peak / OOM snapshot */
-    cmt_event_hook hook;      /* called after each event is applied (may be NULL) */
-    void *hook_arg;
+    cmt_observer observer;    /* told about live changes, OOMs and markers (may be NULL) */
+    void *observer_arg;
+    size_t observer_id;       /* passed as change.proc */
 
     uint64_t events;
     int64_t first_time, last_time;
@@ -168,6 +196,9 @@ void cmt_replay_trim(struct cmt_replay *r);
  * or -1 when the dump is corrupt (cmt_dump_error). */
 int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d);
 
+/* The stack with the most bytes live on device now (the smallest id among equals); 0 and *bytes 0
+ * when nothing is live there. Scans every (stack, device) counter: for occasional questions. */
+uint64_t cmt_replay_top_stack(const struct cmt_replay *r, int64_t device, uint64_t *bytes);
 const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id);
 const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ordinal);
 const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api); /* NULL if unnamed */

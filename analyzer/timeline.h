@@ -1,6 +1,7 @@
 /*
- * cmt_timeline.h — live device bytes over time, collected through the per-event hook of
- * cmt_analysis_load (struct cmt_report_opts.hook = cmt_tl_hook, hook_arg = the cmt_tl).
+ * timeline.h — live device bytes over time, told by the replay (struct cmt_report_opts:
+ * observer = cmt_tl_observe, observer_begin = cmt_tl_begin, observer_arg = the cmt_tl), then
+ * cmt_tl_finish once the analysis is loaded.
  *
  * Two ways to use it, together or apart:
  *   rows     a callback gets one row per change of a device's live bytes (and per OOM / MARKER),
@@ -9,9 +10,11 @@
  *            buckets (min, max, last value, each with its time) whose width doubles (neighbours
  *            merged) whenever the process runs past the last one, so memory never grows with the
  *            number of events and the global peak is always one bucket's max. Each bucket's max
- *            carries the stack with the most bytes live on that device at that moment (tracked
- *            per (device, stack) here, mirroring the replay's live table). OOMs and markers are
- *            all kept (not downsampled).
+ *            carries the stack with the most bytes live on that device at that moment (followed
+ *            from the replay's (stack, device) counters). OOMs and markers are all kept (not
+ *            downsampled). Series need no order: the dumps load in parallel.
+ * Rows come in the order of the records, process after process: the analysis loads the dumps
+ * one at a time for them (observe_in_order).
  * Times are ns since the process start (header start_clock_ns).
  */
 #ifndef CMT_TIMELINE_H
@@ -76,13 +79,18 @@ struct cmt_tl {
     size_t nseries, capseries;
     struct cmt_tl_mark *marks;
     size_t nmarks, capmarks;
-    struct cmt_tl_proc *pst;
+    struct cmt_tl_proc *pst;  /* per process, until cmt_tl_finish */
     size_t npst;
+    int out_of_memory;        /* something was lost: the series or marks are incomplete */
 };
 
 void cmt_tl_init(struct cmt_tl *tl, struct cmt_analysis *a, size_t nbuckets);
-/* The hook: arg is the struct cmt_tl. */
-void cmt_tl_hook(void *arg, const struct cmt_event *ev, const struct cmt_replay *r);
+/* The observer: arg is the struct cmt_tl. cmt_tl_begin is told the number of processes first. */
+int cmt_tl_begin(void *arg, size_t nprocs);
+void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
+/* After the load: the series and marks in process order. 0, or -1 when out of memory (then
+ * the timeline is incomplete). */
+int cmt_tl_finish(struct cmt_tl *tl);
 void cmt_tl_free(struct cmt_tl *tl);
 
 /* Seconds since the process start of t, and the ISO-8601 UTC wall-clock time of it
