@@ -368,8 +368,8 @@ double cmt_growth_max(const struct cmt_analysis *a, size_t *proc, size_t *index)
     double best = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        if (r->ngrowth && r->growth[0].bytes_per_marker > best) {
-            best = r->growth[0].bytes_per_marker;
+        if (r->marks.ngrowth && r->marks.growth[0].bytes_per_marker > best) {
+            best = r->marks.growth[0].bytes_per_marker;
             if (proc) *proc = i;
             if (index) *index = 0;
         }

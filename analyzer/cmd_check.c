@@ -143,7 +143,7 @@ int cmt_cmd_check(int argc, char **argv) {
         if (worst > (double)marker_growth) {
             failed = 1;
             cmt_msg("check failed: live bytes grow by %s per marker \"%s\", limit %s per marker",
-                    cmt_human_size((uint64_t)(worst + 0.5), s1, sizeof s1), a.procs[gp].replay.growth[gi].label,
+                    cmt_human_size((uint64_t)(worst + 0.5), s1, sizeof s1), a.procs[gp].replay.marks.growth[gi].label,
                     cmt_human_size(marker_growth, s2, sizeof s2));
             cmt_growth_print_over(&a, (double)marker_growth, stderr, 5);
         }

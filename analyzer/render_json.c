@@ -124,8 +124,8 @@ static void markers_json(struct cmt_analysis *a, struct cmt_json *j) {
     cmt_json_array(j, "markers");
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->nmarkers; k++) {
-            const struct cmt_marker_rec *m = &r->markers[k];
+        for (size_t k = 0; k < r->marks.nmarkers; k++) {
+            const struct cmt_marker_rec *m = &r->marks.markers[k];
             cmt_json_object(j, NULL);
             cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
             cmt_json_str(j, "label", m->label);
@@ -148,8 +148,8 @@ static void markers_json(struct cmt_analysis *a, struct cmt_json *j) {
     cmt_json_array(j, "growth");
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->ngrowth; k++) {
-            const struct cmt_growth *g = &r->growth[k];
+        for (size_t k = 0; k < r->marks.ngrowth; k++) {
+            const struct cmt_growth *g = &r->marks.growth[k];
             cmt_json_object(j, NULL);
             cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
             cmt_json_str(j, "label", g->label);

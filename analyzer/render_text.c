@@ -136,9 +136,9 @@ void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t
     size_t shown = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->ngrowth && shown < top; k++)
-            if (r->growth[k].bytes_per_marker > limit) {
-                text_growth(a, i, &r->growth[k], f);
+        for (size_t k = 0; k < r->marks.ngrowth && shown < top; k++)
+            if (r->marks.growth[k].bytes_per_marker > limit) {
+                text_growth(a, i, &r->marks.growth[k], f);
                 shown++;
             }
     }
@@ -147,8 +147,8 @@ void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t
 static void markers_text(struct cmt_analysis *a, FILE *f) {
     size_t nmarkers = 0, ngrowth = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
-        nmarkers += a->procs[i].replay.nmarkers;
-        ngrowth += a->procs[i].replay.ngrowth;
+        nmarkers += a->procs[i].replay.marks.nmarkers;
+        ngrowth += a->procs[i].replay.marks.ngrowth;
     }
     if (!nmarkers) return;
     char b1[32];
@@ -156,18 +156,18 @@ static void markers_text(struct cmt_analysis *a, FILE *f) {
     /* the labels and how many of each, then live device bytes at the first and last marker */
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        if (!r->nmarkers) continue;
-        fprintf(f, "\n  pid %u: %zu marker%s%s", a->procs[i].hdr.pid, r->nmarkers, r->nmarkers == 1 ? "" : "s",
-                r->markers_dropped ? " (more were not kept)" : "");
-        for (size_t k = 0; k < r->nmarkers; k += (r->nmarkers > 1 ? r->nmarkers - 1 : 1)) {
-            const struct cmt_marker_rec *m = &r->markers[k];
+        if (!r->marks.nmarkers) continue;
+        fprintf(f, "\n  pid %u: %zu marker%s%s", a->procs[i].hdr.pid, r->marks.nmarkers, r->marks.nmarkers == 1 ? "" : "s",
+                r->marks.dropped ? " (more were not kept)" : "");
+        for (size_t k = 0; k < r->marks.nmarkers; k += (r->marks.nmarkers > 1 ? r->marks.nmarkers - 1 : 1)) {
+            const struct cmt_marker_rec *m = &r->marks.markers[k];
             uint64_t gpu = 0;
             for (size_t d = 0; d < m->ndev; d++)
                 if (m->dev[d] >= 0) gpu += m->live[d];
             fprintf(f, "\n    %s \"%s\" %s at t=%.6fs: %s live on GPUs", k ? "last " : "first", m->label,
                     cmt_marker_kind_name(m->flags), (double)(m->time_ns - r->first_time) / 1e9,
                     cmt_human_size(gpu, b1, sizeof b1));
-            if (r->nmarkers == 1) break;
+            if (r->marks.nmarkers == 1) break;
         }
     }
     fprintf(f, "\n");
@@ -179,7 +179,7 @@ static void markers_text(struct cmt_analysis *a, FILE *f) {
     size_t shown = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->ngrowth && shown < a->opts.top_n; k++, shown++) text_growth(a, i, &r->growth[k], f);
+        for (size_t k = 0; k < r->marks.ngrowth && shown < a->opts.top_n; k++, shown++) text_growth(a, i, &r->marks.growth[k], f);
     }
 }
 

@@ -3,7 +3,6 @@
  */
 #include "replay.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,25 +28,6 @@ struct live {
 #define FREED_RING 65536
 #define DEV_SMALL 64
 
-/* observations of one (stack, device) counter across the markers of a series */
-struct gstate {
-    uint64_t first, last;
-    uint32_t n, ups, downs;
-};
-struct series {
-    char *label;
-    uint64_t kind; /* CMT_MARK_POINT (marks and signals) or CMT_MARK_RANGE_PUSH */
-    uint64_t n;
-    struct gstate *st; /* indexed like sdc */
-    size_t cap;
-};
-
-/* stack-device live counter */
-struct sdc {
-    uint64_t stack;
-    int64_t device;
-    uint64_t bytes, count;
-};
 
 struct cmt_replay_live {
     struct cmt_htab live;
@@ -56,7 +36,7 @@ struct cmt_replay_live {
     uint8_t *ring_space;
     size_t ring_pos, ring_n;
     struct cmt_htab sdc_map; /* (stack, device) -> sdc index */
-    struct sdc *sdc;
+    struct cmt_stack_live *sdc;
     size_t nsdc, capsdc;
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
     struct cmt_stack *stacks;
@@ -72,9 +52,6 @@ struct cmt_replay_live {
     size_t napi, capapi;
     struct cmt_htab leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
     size_t capleaks, capooms, capmods;
-    /* marker series: per label and kind, the live bytes of every (stack, device) counter */
-    struct series *series;
-    size_t nseries, capseries, capmarkers, capgrowth;
     /* exact second pass */
     int snapshot_only;
     uint64_t *target_seq; /* per devs index (pass 2) */
@@ -90,7 +67,7 @@ static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
 }
 
 /* A (stack, device) counter of a GPU changed by bytes (up or down). */
-static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct sdc *s, int up) {
+static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
     if (!r->observer || r->t->snapshot_only || s->device < 0) return;
     struct cmt_live_change c = {.kind = CMT_CHANGE_STACK, .record = e->type, .time_ns = e->time_ns,
                                 .device = s->device, .dev = cmt_replay_device(r, s->device),
@@ -150,7 +127,7 @@ uint64_t cmt_replay_top_stack(const struct cmt_replay *r, int64_t device, uint64
     uint64_t top = 0;
     *bytes = 0;
     for (size_t i = 0; i < r->t->nsdc; i++) {
-        const struct sdc *s = &r->t->sdc[i];
+        const struct cmt_stack_live *s = &r->t->sdc[i];
         if (s->device == device && s->bytes && (s->bytes > *bytes || (s->bytes == *bytes && s->stack < top))) {
             *bytes = s->bytes;
             top = s->stack;
@@ -180,7 +157,7 @@ static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     if (!slot) return UINT32_MAX;
     if (*slot) return *slot - 1;
     if (cmt_grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0) return UINT32_MAX;
-    t->sdc[t->nsdc] = (struct sdc){stack, device, 0, 0};
+    t->sdc[t->nsdc] = (struct cmt_stack_live){stack, device, 0, 0};
     *slot = (uint32_t)++t->nsdc;
     return *slot - 1;
 }
@@ -196,7 +173,7 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
     }
     struct cmt_replay_live *t = r->t;
     for (size_t i = 0; i < t->nsdc; i++) {
-        const struct sdc *s = &t->sdc[i];
+        const struct cmt_stack_live *s = &t->sdc[i];
         if (s->device != device || !s->bytes) continue;
         size_t pos = k;
         while (pos > 0 && (top[pos - 1].bytes < s->bytes || (top[pos - 1].bytes == s->bytes && top[pos - 1].stack > s->stack)))
@@ -238,7 +215,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
         return;
     }
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
-        struct sdc *s = &t->sdc[l->k.val];
+        struct cmt_stack_live *s = &t->sdc[l->k.val];
         struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
         if (d) before_decrease(r, d);
         s->bytes -= l->granted;
@@ -327,7 +304,7 @@ static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack,
 /* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end). */
 static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    struct sdc *s = &t->sdc[l->k.val];
+    struct cmt_stack_live *s = &t->sdc[l->k.val];
     if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
     struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
@@ -482,110 +459,24 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
 }
 
 static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
-    struct cmt_replay_live *t = r->t;
     if (e->flags == CMT_MARK_RANGE_POP) return;
-    uint64_t kind = e->flags == CMT_MARK_RANGE_PUSH ? CMT_MARK_RANGE_PUSH : CMT_MARK_POINT;
-    const char *label = e->str1 ? e->str1 : "";
-    size_t llen = e->str1_len;
-    if (r->nmarkers >= CMT_MAX_MARKERS) {
-        r->markers_dropped++;
-    } else if (cmt_grow((void **)&r->markers, &t->capmarkers, r->nmarkers + 1, sizeof *r->markers) == 0) {
-        struct cmt_marker_rec *m = &r->markers[r->nmarkers];
-        m->label = strndup(label, llen);
-        m->domain = strndup(e->str2 ? e->str2 : "", e->str2_len);
-        m->flags = e->flags;
-        m->time_ns = e->time_ns;
-        m->seq = e->seq;
-        m->dev = calloc(r->ndevs + 1, sizeof *m->dev);
-        m->live = calloc(r->ndevs + 1, sizeof *m->live);
-        if (m->label && m->domain && m->dev && m->live) {
-            for (size_t i = 0; i < r->ndevs; i++) {
-                m->dev[i] = r->devs[i].ordinal;
-                m->live[i] = r->devs[i].live;
-            }
-            m->dev[r->ndevs] = -1;
-            m->live[r->ndevs] = r->host_live;
-            m->ndev = r->ndevs + 1;
-            r->nmarkers++;
-        } else {
-            lost(r);
-            free(m->label);
-            free(m->domain);
-            free(m->dev);
-            free(m->live);
+    int64_t *dev = calloc(r->ndevs + 1, sizeof *dev);
+    uint64_t *live = calloc(r->ndevs + 1, sizeof *live);
+    if (dev && live) {
+        for (size_t i = 0; i < r->ndevs; i++) {
+            dev[i] = r->devs[i].ordinal;
+            live[i] = r->devs[i].live;
         }
+        dev[r->ndevs] = -1;
+        live[r->ndevs] = r->host_live;
+    } else {
+        free(dev);
+        free(live);
+        dev = NULL;
+        live = NULL;
     }
-    /* the series of this label and kind: observe every (stack, device) counter */
-    struct series *s = NULL;
-    for (size_t i = 0; i < t->nseries && !s; i++)
-        if (t->series[i].kind == kind && strlen(t->series[i].label) == llen &&
-            memcmp(t->series[i].label, label, llen) == 0)
-            s = &t->series[i];
-    if (!s) {
-        if (cmt_grow((void **)&t->series, &t->capseries, t->nseries + 1, sizeof *t->series) != 0) {
-            lost(r);
-            return;
-        }
-        s = &t->series[t->nseries];
-        memset(s, 0, sizeof *s);
-        s->label = strndup(label, llen);
-        if (!s->label) {
-            lost(r);
-            return;
-        }
-        s->kind = kind;
-        t->nseries++;
-    }
-    if (cmt_grow((void **)&s->st, &s->cap, t->nsdc, sizeof *s->st) != 0) {
+    if (cmt_marker_log_add(&r->marks, e, dev, live, dev ? r->ndevs + 1 : 0, r->t->sdc, r->t->nsdc) != 0 || !dev)
         lost(r);
-        return;
-    }
-    s->n++;
-    for (size_t i = 0; i < t->nsdc; i++) {
-        struct gstate *g = &s->st[i];
-        uint64_t v = t->sdc[i].bytes;
-        if (!g->n) g->first = v;
-        else if (v > g->last) g->ups++;
-        else if (v < g->last) g->downs++;
-        g->last = v;
-        g->n++;
-    }
-}
-
-static int cmp_growth(const void *a, const void *b) {
-    const struct cmt_growth *x = a, *y = b;
-    if (x->bytes_per_marker != y->bytes_per_marker) return x->bytes_per_marker > y->bytes_per_marker ? -1 : 1;
-    if (x->stack != y->stack) return x->stack < y->stack ? -1 : 1;
-    return x->flags < y->flags ? -1 : x->flags > y->flags;
-}
-
-/* Stacks that grew persistently across a series: up at half the steps or more, down at a quarter
- * or fewer, and higher at the end than at the start. One entry per (stack, device, label). */
-static void compute_growth(struct cmt_replay *r) {
-    struct cmt_replay_live *t = r->t;
-    for (size_t k = 0; k < t->nseries; k++) {
-        const struct series *s = &t->series[k];
-        for (size_t i = 0; i < s->cap && i < t->nsdc; i++) {
-            const struct gstate *g = &s->st[i];
-            if (g->n < 3 || g->last <= g->first) continue;
-            uint32_t steps = g->n - 1;
-            if (g->ups * 2 < steps || g->downs * 4 > steps) continue;
-            bool dup = false;
-            for (size_t q = 0; q < r->ngrowth && !dup; q++)
-                dup = r->growth[q].stack == t->sdc[i].stack && r->growth[q].device == t->sdc[i].device &&
-                      !strcmp(r->growth[q].label, s->label);
-            if (dup) continue;
-            if (cmt_grow((void **)&r->growth, &t->capgrowth, r->ngrowth + 1, sizeof *r->growth) != 0) {
-                lost(r);
-                return;
-            }
-            r->growth[r->ngrowth++] = (struct cmt_growth){
-                .label = s->label, .flags = s->kind, .stack = t->sdc[i].stack, .device = t->sdc[i].device,
-                .first_bytes = g->first, .last_bytes = g->last, .markers = g->n,
-                .bytes_per_marker = (double)(g->last - g->first) / steps};
-        }
-    }
-    if (r->ngrowth > 1) qsort(r->growth, r->ngrowth, sizeof *r->growth, cmp_growth);
 }
 
 /* After record e: LIVE changes of the GPUs it changed, or the OOM / MARKER itself. */
@@ -790,7 +681,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     }
     if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
     if (!t->snapshot_only) {
-        compute_growth(r);
+        if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) lost(r);
         if (cmt_heaps_finish(r->heaps) != 0) lost(r);
     }
 }
@@ -932,21 +823,9 @@ void cmt_replay_free(struct cmt_replay *r) {
         free(r->mods[i].segs);
     }
     free(r->mods);
-    for (size_t i = 0; i < r->nmarkers; i++) {
-        free(r->markers[i].label);
-        free(r->markers[i].domain);
-        free(r->markers[i].dev);
-        free(r->markers[i].live);
-    }
-    free(r->markers);
-    free(r->growth);
+    cmt_marker_log_free(&r->marks);
     cmt_heaps_free(r->heaps);
     if (t) {
-        for (size_t i = 0; i < t->nseries; i++) {
-            free(t->series[i].label);
-            free(t->series[i].st);
-        }
-        free(t->series);
         cmt_htab_free(&t->live);
         cmt_htab_free(&t->freed);
         free(t->ring_ptr);

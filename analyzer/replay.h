@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "growth.h"
 #include "reader.h"
 #include "util.h"
 
@@ -91,29 +92,6 @@ enum cmt_anomaly {
 };
 extern const char *const cmt_anomaly_names[CMT_AN_COUNT];
 
-/* A marker (cmt_mark, the marker signal, an NVTX mark or range push) with the live bytes of every
- * device of the process at that moment (device -1: host memory). */
-struct cmt_marker_rec {
-    char *label, *domain;
-    uint64_t flags; /* enum cmt_marker_flags */
-    int64_t time_ns;
-    uint64_t seq;
-    size_t ndev;
-    int64_t *dev;
-    uint64_t *live;
-};
-
-/* A stack whose live bytes grow across consecutive markers of one label: the leak-per-iteration
- * finder. bytes_per_marker = (last - first) / (markers - 1). */
-struct cmt_growth {
-    const char *label; /* owned by the replay */
-    uint64_t flags;    /* the markers' kind */
-    uint64_t stack;
-    int64_t device;
-    uint64_t first_bytes, last_bytes, markers;
-    double bytes_per_marker;
-};
-#define CMT_MAX_MARKERS 100000
 
 struct cmt_replay_live; /* internal tables */
 struct cmt_replay;
@@ -171,11 +149,7 @@ struct cmt_replay {
     size_t nooms;
     struct cmt_module *mods;
     size_t nmods;
-    struct cmt_marker_rec *markers; /* in order; at most CMT_MAX_MARKERS kept */
-    size_t nmarkers;
-    uint64_t markers_dropped;
-    struct cmt_growth *growth; /* sorted by bytes_per_marker, largest first */
-    size_t ngrowth;
+    struct cmt_marker_log marks; /* markers and the stacks growing across them (growth.h) */
     struct cmt_heaps *heaps;   /* NVTX memory heaps (heaps.h), NULL until one is seen */
 
     struct cmt_replay_live *t; /* internal */

@@ -149,8 +149,8 @@ static struct figures figures_of(const struct cmt_replay *r) {
     }
     f.nleaks = r->nleaks;
     f.nooms = r->nooms;
-    f.nmarkers = r->nmarkers;
-    f.ngrowth = r->ngrowth;
+    f.nmarkers = r->marks.nmarkers;
+    f.ngrowth = r->marks.ngrowth;
     return f;
 }
 
