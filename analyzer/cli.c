@@ -167,3 +167,30 @@ int cmt_analysis_status(const struct cmt_analysis *a) {
             (unsigned long long)a->out_of_memory, a->out_of_memory == 1 ? "" : "s");
     return 3;
 }
+
+int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopts, const struct option *opts,
+                  int (*own)(struct cmt_cli *c, int opt, const char *arg)) {
+    int o;
+    optind = 1;
+    opterr = 0;
+    while ((o = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+        if (o == 'h') {
+            fputs(c->help, stdout);
+            return 1;
+        }
+        if (o == 'o') {
+            c->out = optarg;
+            continue;
+        }
+        int r = own ? own(c, o, optarg) : 0;
+        if (!r) r = cmt_common_option(c->cmd, o, optarg, &c->ro, &c->supp, c->top);
+        if (r > 0) continue;
+        if (!r) cmt_msg("%s: unknown or incomplete option '%s'\n%s", c->cmd, argv[optind - 1], c->help);
+        return 2;
+    }
+    if (c->need_dumps && optind >= argc) {
+        cmt_msg("%s: no dump given\n%s", c->cmd, c->help);
+        return 2;
+    }
+    return 0;
+}

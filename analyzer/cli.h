@@ -38,6 +38,23 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
 /* Expands DUMP|DIR arguments and loads them into a: 0, or 3 after printing why. a must be freed
  * with cmt_analysis_free either way. */
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs);
+/* A command line being parsed: fill cmd, help, need_dumps (and top, where --top is the command's
+ * own); the common options land in ro and supp (free supp with cmt_suppress_free), -o in out. */
+struct cmt_cli {
+    const char *cmd, *help;
+    int need_dumps; /* at least one operand */
+    size_t *top;    /* --top goes here when set, else to ro.top_n */
+    struct cmt_report_opts ro;
+    struct cmt_suppressions supp;
+    const char *out;
+    void *arg;      /* for own() */
+};
+/* getopt_long over argv: -h prints the help, -o sets out, own() gets every other option first
+ * (returns 1 taken, 0 not its own, -1 after a usage message), then the common options. Returns 0
+ * (optind: the first operand), 1 (help printed: exit 0) or 2 (usage error, message printed). */
+int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopts, const struct option *opts,
+                  int (*own)(struct cmt_cli *c, int opt, const char *arg));
+
 /* After rendering: 0, or 3 after a message when the analysis ran out of memory on the way (the
  * one error convention: a message prefixed "cumemtrack: " on stderr and exit 3, never exit 0). */
 int cmt_analysis_status(const struct cmt_analysis *a);

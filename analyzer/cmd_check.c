@@ -48,6 +48,45 @@ static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
     }
 }
 
+struct check_limits {
+    uint64_t budget, marker_growth;
+    int have_budget, have_growth, have_marker_growth;
+    double growth;
+    const char *baseline;
+};
+
+static int check_option(struct cmt_cli *c, int opt, const char *arg) {
+    struct check_limits *L = c->arg;
+    switch (opt) {
+    case 'm':
+        if (cmt_parse_size(arg, &L->budget) != 0) {
+            cmt_msg("check: --max-leak-bytes: not a size: '%s'", arg);
+            return -1;
+        }
+        L->have_budget = 1;
+        return 1;
+    case 'b': L->baseline = arg; return 1;
+    case 'g':
+        if (cmt_parse_size(arg, &L->marker_growth) != 0) {
+            cmt_msg("check: --max-growth-per-marker: not a size: '%s'", arg);
+            return -1;
+        }
+        L->have_marker_growth = 1;
+        return 1;
+    case 'p': {
+        char *end;
+        L->growth = strtod(arg, &end);
+        if (end == arg || (*end && strcmp(end, "%")) || L->growth < 0) {
+            cmt_msg("check: --max-peak-growth: not a percentage: '%s'", arg);
+            return -1;
+        }
+        L->have_growth = 1;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
 int cmt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {
         {"max-leak-bytes", required_argument, 0, 'm'}, {"baseline", required_argument, 0, 'b'},
@@ -56,58 +95,16 @@ int cmt_cmd_check(int argc, char **argv) {
         {"max-growth-per-marker", required_argument, 0, 'g'},
         {0, 0, 0, 0},
     };
-    struct cmt_report_opts ro = {0};
-    struct cmt_suppressions supp = {0};
-    uint64_t budget = 0;
-    int have_budget = 0, have_growth = 0, have_marker_growth = 0, c, rc = 0;
-    uint64_t marker_growth = 0;
-    double growth = 0;
-    const char *baseline = NULL;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            if (cmt_parse_size(optarg, &budget) != 0) {
-                cmt_msg("check: --max-leak-bytes: not a size: '%s'", optarg);
-                rc = 2;
-                goto out;
-            }
-            have_budget = 1;
-            break;
-        case 'b': baseline = optarg; break;
-        case 'g':
-            if (cmt_parse_size(optarg, &marker_growth) != 0) {
-                cmt_msg("check: --max-growth-per-marker: not a size: '%s'", optarg);
-                rc = 2;
-                goto out;
-            }
-            have_marker_growth = 1;
-            break;
-        case 'p': {
-            char *end;
-            growth = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%")) || growth < 0) {
-                cmt_msg("check: --max-peak-growth: not a percentage: '%s'", optarg);
-                rc = 2;
-                goto out;
-            }
-            have_growth = 1;
-            break;
-        }
-        case 'h': fputs(check_help, stdout); goto out;
-        default: {
-            int r = cmt_common_option("check", c, optarg, &ro, &supp, NULL);
-            if (r > 0) break;
-            if (r == 0) cmt_msg("check: unknown or incomplete option '%s'\n%s", argv[optind - 1], check_help);
-            rc = 2;
-            goto out;
-        }
-        }
-    }
-    if (optind >= argc) {
-        cmt_msg("check: no dump given\n%s", check_help);
-        rc = 2;
+    struct check_limits L = {0};
+    struct cmt_cli cli = {.cmd = "check", .help = check_help, .need_dumps = 1, .arg = &L};
+    int rc = cmt_cli_parse(&cli, argc, argv, "+h", opts, check_option);
+    struct cmt_report_opts ro = cli.ro;
+    uint64_t budget = L.budget, marker_growth = L.marker_growth;
+    int have_budget = L.have_budget, have_growth = L.have_growth, have_marker_growth = L.have_marker_growth;
+    double growth = L.growth;
+    const char *baseline = L.baseline;
+    if (rc) {
+        rc = rc == 1 ? 0 : 2;
         goto out;
     }
     if (have_growth && !baseline) {
@@ -152,18 +149,17 @@ int cmt_cmd_check(int argc, char **argv) {
         struct cmt_report_opts bo = ro;
         struct cmt_suppressions bsupp = {0};
         if (ro.suppressions) { /* the same patterns, separate counters */
-            for (size_t i = 0; i < supp.n; i++) {
-                struct cmt_suppression *nv = realloc(bsupp.v, (bsupp.n + 1) * sizeof *nv);
-                if (!nv) break;
-                bsupp.v = nv;
-                nv[bsupp.n].pattern = strdup(supp.v[i].pattern);
-                nv[bsupp.n].leaks = nv[bsupp.n].bytes = 0;
-                if (nv[bsupp.n].pattern) bsupp.n++;
-            }
+            bsupp.v = calloc(cli.supp.n + 1, sizeof *bsupp.v);
+            for (size_t i = 0; bsupp.v && i < cli.supp.n; i++)
+                if ((bsupp.v[bsupp.n].pattern = strdup(cli.supp.v[i].pattern))) bsupp.n++;
             bo.suppressions = &bsupp;
         }
         char *bargs[1] = {(char *)baseline};
-        rc = cmt_load_dumps(&b, &bo, bargs, 1);
+        if (bsupp.n != (ro.suppressions ? cli.supp.n : 0)) {
+            cmt_msg("check: out of memory");
+            rc = 3;
+        } else
+            rc = cmt_load_dumps(&b, &bo, bargs, 1);
         if (rc) {
             cmt_analysis_free(&a);
             cmt_analysis_free(&b);
@@ -234,6 +230,6 @@ int cmt_cmd_check(int argc, char **argv) {
     if (!rc) rc = failed ? 1 : 0;
     cmt_analysis_free(&a);
 out:
-    cmt_suppress_free(&supp);
+    cmt_suppress_free(&cli.supp);
     return rc;
 }

@@ -198,36 +198,32 @@ static void write_json(FILE *f, struct dside *s, char **paths[2], size_t npaths[
     cmt_json_finish(j);
 }
 
+static int diff_option(struct cmt_cli *c, int opt, const char *arg) {
+    (void)arg;
+    if (opt != 'j') return 0;
+    *(int *)c->arg = 1;
+    return 1;
+}
+
 int cmt_cmd_diff(int argc, char **argv) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'}, CMT_COMMON_OPTIONS, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    int json = 0, c;
+    int json = 0;
     size_t top = 10;
-    const char *out = NULL;
-    struct cmt_report_opts ro = {0};
-    struct cmt_suppressions supp = {0};
     char err[1024];
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(diff_help, stdout); cmt_suppress_free(&supp); return 0;
-        default: {
-            int r = cmt_common_option("diff", c, optarg, &ro, &supp, &top);
-            if (r > 0) break;
-            if (r == 0) cmt_msg("diff: unknown or incomplete option '%s'\n%s", argv[optind - 1], diff_help);
-            cmt_suppress_free(&supp);
-            return 2;
-        }
-        }
+    struct cmt_cli cli = {.cmd = "diff", .help = diff_help, .top = &top, .arg = &json};
+    int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, diff_option);
+    if (prc) {
+        cmt_suppress_free(&cli.supp);
+        return prc == 1 ? 0 : 2;
     }
+    const char *out = cli.out;
+    struct cmt_report_opts ro = cli.ro;
     if (argc - optind != 2) {
         cmt_msg("diff: needs exactly two arguments, OLD and NEW (got %d)\n%s", argc - optind, diff_help);
-        cmt_suppress_free(&supp);
+        cmt_suppress_free(&cli.supp);
         return 2;
     }
     ro.top_n = DIFF_TOP;
@@ -270,6 +266,6 @@ int cmt_cmd_diff(int argc, char **argv) {
         cmt_analysis_free(&s[side].a);
         cmt_free_paths(paths[side], npaths[side]);
     }
-    cmt_suppress_free(&supp);
+    cmt_suppress_free(&cli.supp);
     return rc;
 }

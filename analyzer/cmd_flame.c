@@ -25,6 +25,15 @@ static const char flame_help[] =
     "Example: cumemtrack flame --peak run/ | flamegraph.pl --countname bytes > peak.svg\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
+static int flame_option(struct cmt_cli *c, int opt, const char *arg) {
+    (void)arg;
+    int *peak = c->arg;
+    if (opt == 'l') *peak = 0;
+    else if (opt == 'p') *peak = 1;
+    else return 0;
+    return 1;
+}
+
 int cmt_cmd_flame(int argc, char **argv) {
     static const struct option opts[] = {
         {"leaks", no_argument, 0, 'l'},       {"peak", no_argument, 0, 'p'},
@@ -32,45 +41,19 @@ int cmt_cmd_flame(int argc, char **argv) {
         {"debug-dir", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
     };
-    int peak = 0, c;
-    const char *out = NULL;
-    struct cmt_report_opts ro = {0};
-    struct cmt_suppressions supp = {0};
-    char err[1024];
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'l': peak = 0; break;
-        case 'p': peak = 1; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(flame_help, stdout); cmt_suppress_free(&supp); return 0;
-        default: {
-            int r = cmt_common_option("flame", c, optarg, &ro, &supp, NULL);
-            if (r > 0) break;
-            if (r == 0) cmt_msg("flame: unknown or incomplete option '%s'\n%s", argv[optind - 1], flame_help);
-            cmt_suppress_free(&supp);
-            return 2;
-        }
-        }
+    int peak = 0;
+    struct cmt_cli cli = {.cmd = "flame", .help = flame_help, .need_dumps = 1, .arg = &peak};
+    int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, flame_option);
+    if (prc) {
+        cmt_suppress_free(&cli.supp);
+        return prc == 1 ? 0 : 2;
     }
-    if (optind >= argc) {
-        cmt_msg("flame: no dump given\n%s", flame_help);
-        cmt_suppress_free(&supp);
-        return 2;
-    }
-    char **paths;
-    size_t npaths;
-    if (cmt_expand_paths(argv + optind, argc - optind, &paths, &npaths, err, sizeof err) != 0) {
-        cmt_msg("%s", err);
-        cmt_suppress_free(&supp);
-        return 3;
-    }
+    const char *out = cli.out;
+    struct cmt_report_opts ro = cli.ro;
     ro.top_n = peak ? FLAME_TOP : 1;
     struct cmt_analysis a;
-    int rc = cmt_analysis_load(&a, &ro, paths, npaths);
-    if (rc) cmt_msg("%s", a.err);
-    else {
+    int rc = cmt_load_dumps(&a, &ro, argv + optind, argc - optind);
+    if (!rc) {
         struct cmt_fold *v;
         size_t n;
         if (cmt_fold_collect(&a, peak, &v, &n) != 0) {
@@ -88,7 +71,6 @@ int cmt_cmd_flame(int argc, char **argv) {
         }
     }
     cmt_analysis_free(&a);
-    cmt_free_paths(paths, npaths);
-    cmt_suppress_free(&supp);
+    cmt_suppress_free(&cli.supp);
     return rc;
 }
