@@ -42,6 +42,7 @@ struct tl_out {
     size_t nnamed;
     uint64_t *tpid;        /* per process: the trace pid */
     uint64_t rows;
+    int out_of_memory;     /* some metadata could not be written */
 };
 
 static void csv_field(FILE *f, const char *s, size_t n) {
@@ -70,12 +71,31 @@ static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
         snprintf(buf, cap, "%s", row->event);
 }
 
+/* A metadata event ("ph":"M") of process proc: args {"name": str}, or {"sort_index": index}. */
+static void meta_event(struct tl_out *o, size_t proc, const char *what, const char *str, int64_t index) {
+    struct cmt_json *j = &o->j;
+    cmt_json_object(j, NULL);
+    cmt_json_str(j, "name", what);
+    cmt_json_str(j, "ph", "M");
+    cmt_json_u64(j, "ts", 0);
+    cmt_json_u64(j, "pid", o->tpid[proc]);
+    cmt_json_u64(j, "tid", 0);
+    cmt_json_object(j, "args");
+    if (str) cmt_json_str(j, "name", str);
+    else cmt_json_i64(j, "sort_index", index);
+    cmt_json_object_end(j);
+    cmt_json_object_end(j);
+}
+
 static void perfetto_meta(struct tl_out *o, size_t proc) {
     if (proc < o->nnamed && o->named[proc]) return;
     if (proc >= o->nnamed) {
         size_t nn = proc + 1;
         unsigned char *n = realloc(o->named, nn);
-        if (!n) return;
+        if (!n) {
+            o->out_of_memory = 1;
+            return;
+        }
         memset(n + o->nnamed, 0, nn - o->nnamed);
         o->named = n;
         o->nnamed = nn;
@@ -88,37 +108,9 @@ static void perfetto_meta(struct tl_out *o, size_t proc) {
                  p->command ? p->command : "");
     else
         snprintf(name, sizeof name, "pid %u on %s: %.300s", p->hdr.pid, p->hdr.host[0] ? p->hdr.host : "?", p->command ? p->command : "");
-    struct cmt_json *j = &o->j;
-    cmt_json_object(j, NULL);
-    cmt_json_str(j, "name", "process_name");
-    cmt_json_str(j, "ph", "M");
-    cmt_json_u64(j, "ts", 0);
-    cmt_json_u64(j, "pid", o->tpid[proc]);
-    cmt_json_u64(j, "tid", 0);
-    cmt_json_object(j, "args");
-    cmt_json_str(j, "name", name);
-    cmt_json_object_end(j);
-    cmt_json_object_end(j);
-    cmt_json_object(j, NULL);
-    cmt_json_str(j, "name", "process_sort_index");
-    cmt_json_str(j, "ph", "M");
-    cmt_json_u64(j, "ts", 0);
-    cmt_json_u64(j, "pid", o->tpid[proc]);
-    cmt_json_u64(j, "tid", 0);
-    cmt_json_object(j, "args");
-    cmt_json_i64(j, "sort_index", p->hdr.rank >= 0 ? p->hdr.rank : (int64_t)proc + 100000);
-    cmt_json_object_end(j);
-    cmt_json_object_end(j);
-    cmt_json_object(j, NULL);
-    cmt_json_str(j, "name", "thread_name");
-    cmt_json_str(j, "ph", "M");
-    cmt_json_u64(j, "ts", 0);
-    cmt_json_u64(j, "pid", o->tpid[proc]);
-    cmt_json_u64(j, "tid", 0);
-    cmt_json_object(j, "args");
-    cmt_json_str(j, "name", "CUDA memory events");
-    cmt_json_object_end(j);
-    cmt_json_object_end(j);
+    meta_event(o, proc, "process_name", name, 0);
+    meta_event(o, proc, "process_sort_index", NULL, p->hdr.rank >= 0 ? p->hdr.rank : (int64_t)proc + 100000);
+    meta_event(o, proc, "thread_name", "CUDA memory events", 0);
 }
 
 static void row_out(void *arg, const struct cmt_tl_row *row) {
@@ -280,7 +272,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     } else if (fmt == FMT_TEXT && !rc && !o.rows)
         fprintf(f, "(no device memory recorded)\n");
     if (rc) cmt_msg("%s", a.err);
-    else if (cmt_tl_finish(&tl) != 0) {
+    else if (cmt_tl_finish(&tl) != 0 || o.out_of_memory) {
         cmt_msg("out of memory while building the timeline");
         rc = 3;
     }
