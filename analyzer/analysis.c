@@ -13,17 +13,28 @@
 
 const char *cmt_anomaly_hint(int an) {
     switch (an) {
-    case CMT_AN_UNKNOWN_FREE: return "frees of pointers never seen allocated: allocated before tracing started or by an untracked path";
-    case CMT_AN_DOUBLE_FREE: return "the same pointer freed twice without a new allocation in between: a bug in the program";
-    case CMT_AN_FAILED_FREE: return "the driver refused a free; the pointer stayed allocated";
-    case CMT_AN_FAILED_CALLS: return "allocation calls that failed with an error other than out-of-memory";
-    case CMT_AN_DROPPED_EVENTS: return "disk full or size limit: set CUMEMTRACK_OUTPUT to a larger filesystem";
-    case CMT_AN_DROPPED_STACKS: return "stack table full or out of memory: some leaks show no stack; lower CUMEMTRACK_DEPTH";
-    case CMT_AN_TABLE_FULL: return "the tracker's pointer table was full: those allocations were not tracked";
-    case CMT_AN_TRUNCATED_DUMPS: return "a dump ends inside a block: copied while written, or the filesystem filled up";
-    case CMT_AN_DIED_PROCESSES: return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
-    case CMT_AN_UNMATCHED_PROC: return "cuGetProcAddress entry points passed through untracked: the CUDA version is newer than the tracer";
-    case CMT_AN_CAPTURED_ALLOCATIONS: return "allocations made during stream capture (graph nodes): never counted as live";
+    case CMT_AN_UNKNOWN_FREE:
+        return "frees of pointers never seen allocated: allocated before tracing started or by an untracked path";
+    case CMT_AN_DOUBLE_FREE:
+        return "the same pointer freed twice without a new allocation in between: a bug in the program";
+    case CMT_AN_FAILED_FREE:
+        return "the driver refused a free; the pointer stayed allocated";
+    case CMT_AN_FAILED_CALLS:
+        return "allocation calls that failed with an error other than out-of-memory";
+    case CMT_AN_DROPPED_EVENTS:
+        return "disk full or size limit: set CUMEMTRACK_OUTPUT to a larger filesystem";
+    case CMT_AN_DROPPED_STACKS:
+        return "stack table full or out of memory: some leaks show no stack; lower CUMEMTRACK_DEPTH";
+    case CMT_AN_TABLE_FULL:
+        return "the tracker's pointer table was full: those allocations were not tracked";
+    case CMT_AN_TRUNCATED_DUMPS:
+        return "a dump ends inside a block: copied while written, or the filesystem filled up";
+    case CMT_AN_DIED_PROCESSES:
+        return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
+    case CMT_AN_UNMATCHED_PROC:
+        return "cuGetProcAddress entry points passed through untracked: the CUDA version is newer than the tracer";
+    case CMT_AN_CAPTURED_ALLOCATIONS:
+        return "allocations made during stream capture (graph nodes): never counted as live";
     }
     return "";
 }
@@ -67,9 +78,12 @@ void cmt_stack_sym_free(struct cmt_stack_sym *s) {
 static const char *exit_name(const struct cmt_replay *r) {
     if (!r->have_exit) return "died";
     switch (r->exit_how) {
-    case CMT_EXIT_CLEAN: return "clean";
-    case CMT_EXIT_IMMEDIATE: return "exit-immediate";
-    case CMT_EXIT_EXEC: return "exec";
+    case CMT_EXIT_CLEAN:
+        return "clean";
+    case CMT_EXIT_IMMEDIATE:
+        return "exit-immediate";
+    case CMT_EXIT_EXEC:
+        return "exec";
     }
     return "clean";
 }
@@ -80,7 +94,8 @@ static char *join_cmdline(const struct cmt_file_header *h) {
     if (!s) return NULL;
     memcpy(s, h->cmdline, n);
     s[n] = 0;
-    while (n && !s[n - 1]) n--;
+    while (n && !s[n - 1])
+        n--;
     for (size_t i = 0; i < n; i++)
         if (!s[i]) s[i] = ' ';
     s[n] = 0;
@@ -94,7 +109,8 @@ static int suppressed(struct cmt_analysis *a, const struct cmt_stack_sym *st, ui
         const char *p = s->v[k].pattern;
         for (size_t i = 0; i < st->n; i++) {
             const struct cmt_sym_frame *f = &st->frames[i];
-            if (cmt_suppress_match(p, f->function) || cmt_suppress_match(p, f->file) || cmt_suppress_match(p, f->module)) {
+            if (cmt_suppress_match(p, f->function) || cmt_suppress_match(p, f->file) ||
+                cmt_suppress_match(p, f->module)) {
                 s->v[k].leaks++;
                 s->v[k].bytes += bytes;
                 return 1;
@@ -111,7 +127,9 @@ static int cmp_rleak(const void *x, const void *y) {
     return a->leak < b->leak ? -1 : a->leak > b->leak; /* each process' leaks are already ordered */
 }
 
-static void fix_cstr(char *s, size_t cap) { s[cap - 1] = 0; }
+static void fix_cstr(char *s, size_t cap) {
+    s[cap - 1] = 0;
+}
 
 static int build_imbalance(struct cmt_analysis *a) {
     a->outlier = -1;
@@ -122,7 +140,8 @@ static int build_imbalance(struct cmt_analysis *a) {
             char u[48];
             if (!cmt_device_uuid(d, u)) continue;
             size_t g = 0;
-            while (g < a->ngpus && strcmp(a->gpus[g].uuid, u)) g++;
+            while (g < a->ngpus && strcmp(a->gpus[g].uuid, u))
+                g++;
             if (g == a->ngpus) {
                 struct cmt_gpu *ng = realloc(a->gpus, (a->ngpus + 1) * sizeof *ng);
                 if (!ng) return -1;
@@ -156,8 +175,8 @@ static int build_imbalance(struct cmt_analysis *a) {
     a->peak_max_over_mean = ratio;
     if (ratio >= CMT_IMBALANCE_OUTLIER) {
         a->outlier = (int)maxi;
-        snprintf(a->verdict, sizeof a->verdict, "%s (pci %s) peaks at %.1fx the mean of %zu GPUs: %s", a->gpus[maxi].uuid,
-                 a->gpus[maxi].pci[0] ? a->gpus[maxi].pci : "?", ratio, used,
+        snprintf(a->verdict, sizeof a->verdict, "%s (pci %s) peaks at %.1fx the mean of %zu GPUs: %s",
+                 a->gpus[maxi].uuid, a->gpus[maxi].pci[0] ? a->gpus[maxi].pci : "?", ratio, used,
                  maxi == firstpci ? "first-card skew typical of data-parallel training (every rank touching cuda:0)"
                                   : "uneven load: check data sharding and model placement");
     } else
@@ -167,7 +186,8 @@ static int build_imbalance(struct cmt_analysis *a) {
 
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
  * Returns 0, or 3 with *err malloc'd. */
-static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path, char **err) {
+static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
+                    char **err) {
     char ebuf[1024];
     struct cmt_process *p = &a->procs[i];
     struct cmt_dump *d = cmt_dump_open(path, ebuf, sizeof ebuf);
@@ -200,8 +220,9 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
         return 3;
     }
     if (p->replay.out_of_memory) {
-        snprintf(ebuf, sizeof ebuf, "%s: out of memory while replaying it (%llu records lost): its figures would be wrong",
-                 path, (unsigned long long)p->replay.out_of_memory);
+        snprintf(ebuf, sizeof ebuf,
+                 "%s: out of memory while replaying it (%llu records lost): its figures would be wrong", path,
+                 (unsigned long long)p->replay.out_of_memory);
         *err = strdup(ebuf);
         cmt_dump_close(d);
         return 3;
@@ -257,7 +278,8 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     for (long t = 0; th && t < nt - 1; t++)
         if (pthread_create(&th[t], NULL, load_worker, &L) == 0) started++;
     load_worker(&L);
-    for (long t = 0; t < started; t++) pthread_join(th[t], NULL);
+    for (long t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
     free(th);
     int rc = 0;
     for (size_t i = 0; i < npaths; i++)
@@ -265,7 +287,8 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
             snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
             rc = 3;
         }
-    for (size_t i = 0; i < npaths; i++) free(L.errs[i]);
+    for (size_t i = 0; i < npaths; i++)
+        free(L.errs[i]);
     free(L.errs);
     return rc;
 }
@@ -289,7 +312,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_process *p = &a->procs[i];
         const struct cmt_replay *r = &p->replay;
-        for (int k = 0; k < CMT_AN_COUNT; k++) a->anomalies[k] += r->anomalies[k];
+        for (int k = 0; k < CMT_AN_COUNT; k++)
+            a->anomalies[k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
         a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL];
@@ -301,7 +325,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     }
     /* leaks: symbolize, suppress, sort */
     size_t total = 0;
-    for (size_t i = 0; i < a->nprocs; i++) total += a->procs[i].replay.nleaks;
+    for (size_t i = 0; i < a->nprocs; i++)
+        total += a->procs[i].replay.nleaks;
     a->leaks = calloc(total ? total : 1, sizeof *a->leaks);
     if (!a->leaks) {
         snprintf(a->err, sizeof a->err, "out of memory");

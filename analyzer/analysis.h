@@ -24,9 +24,9 @@
 #define CMT_IMBALANCE_OUTLIER 1.2
 
 struct cmt_report_opts {
-    size_t top_n;               /* leak / peak / OOM stacks listed (0: 10) */
-    int no_symbols;             /* --no-symbols */
-    const char *debug_dir;      /* --debug-dir */
+    size_t top_n;                          /* leak / peak / OOM stacks listed (0: 10) */
+    int no_symbols;                        /* --no-symbols */
+    const char *debug_dir;                 /* --debug-dir */
     struct cmt_suppressions *suppressions; /* may be NULL; hit counters are updated */
     /* told what every replay changes (timeline.h), on the loading threads: observer_begin first,
      * with the number of dumps; with observe_in_order, the dumps load one after the other */
@@ -52,16 +52,16 @@ struct cmt_stack_sym {
 };
 
 struct cmt_rleak {
-    size_t proc;               /* index into procs */
+    size_t proc; /* index into procs */
     const struct cmt_leak *leak;
-    const char *uuid;          /* "GPU-..." or NULL (host / unknown device) */
+    const char *uuid; /* "GPU-..." or NULL (host / unknown device) */
     struct cmt_stack_sym stack;
 };
 
-struct cmt_gpu {               /* one physical GPU, merged over processes by uuid */
+struct cmt_gpu { /* one physical GPU, merged over processes by uuid */
     char uuid[48];
     char name[256], pci[64];
-    uint64_t peak_bytes;       /* sum of the per-process peaks on it */
+    uint64_t peak_bytes; /* sum of the per-process peaks on it */
     uint64_t leaked_bytes;
     unsigned processes;
 };
@@ -71,7 +71,7 @@ struct cmt_analysis {
     struct cmt_symbolizer *sym;
     struct cmt_process *procs;
     size_t nprocs;
-    struct cmt_rleak *leaks;   /* unsuppressed, bytes desc */
+    struct cmt_rleak *leaks; /* unsuppressed, bytes desc */
     size_t nleaks;
     uint64_t leaked_bytes, leaked_allocations, suppressed_bytes;
     size_t nooms;
@@ -80,12 +80,11 @@ struct cmt_analysis {
     double peak_max_over_mean; /* 0 when fewer than 2 GPUs */
     int outlier;               /* index into gpus, -1: none */
     char verdict[512];
-    struct cmt_ranks *ranks;   /* per-rank view of a job (cmt_ranks.h) */
+    struct cmt_ranks *ranks; /* per-rank view of a job (cmt_ranks.h) */
     uint64_t anomalies[CMT_AN_COUNT];
-    uint64_t out_of_memory;    /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
+    uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];
 };
-
 
 /* Loads and replays every dump. Returns 0; 3 when an input is unreadable or corrupt (a->err says
  * which file and where). Call cmt_analysis_free in every case. */

@@ -32,8 +32,10 @@ FILE *cmt_open_output(const char *path) {
 
 int cmt_close_output(FILE *f, const char *path) {
     int bad = ferror(f);
-    if (f == stdout) bad |= fflush(f) != 0;
-    else bad |= fclose(f) != 0;
+    if (f == stdout)
+        bad |= fflush(f) != 0;
+    else
+        bad |= fclose(f) != 0;
     if (bad) {
         cmt_msg("%s: write error", path ? path : "stdout");
         return 3;
@@ -41,7 +43,9 @@ int cmt_close_output(FILE *f, const char *path) {
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 static int push(char ***v, size_t *n, size_t *cap, char *s) {
     if (!s) return -1;
@@ -116,7 +120,8 @@ fail:
 }
 
 void cmt_free_paths(char **paths, size_t n) {
-    for (size_t i = 0; i < n; i++) free(paths[i]);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
     free(paths);
 }
 
@@ -141,9 +146,14 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
         }
         ro->suppressions = supp;
         return 1;
-    case 'n': ro->no_symbols = 1; return 1;
-    case 'd': ro->debug_dir = arg; return 1;
-    default: return 0;
+    case 'n':
+        ro->no_symbols = 1;
+        return 1;
+    case 'd':
+        ro->debug_dir = arg;
+        return 1;
+    default:
+        return 0;
     }
 }
 

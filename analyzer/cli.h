@@ -29,8 +29,10 @@ void cmt_free_paths(char **paths, size_t n);
 /* The options every analysis command shares, for getopt_long tables: --top N, --suppressions
  * FILE, --no-symbols, --debug-dir DIR (codes 't', 's', 'n', 'd'). */
 #define CMT_COMMON_OPTIONS                                                                                             \
-    {"top", required_argument, 0, 't'}, {"suppressions", required_argument, 0, 's'},                                  \
-        {"no-symbols", no_argument, 0, 'n'}, {"debug-dir", required_argument, 0, 'd'}
+    {"top", required_argument, 0, 't'}, {"suppressions", required_argument, 0, 's'},                                   \
+        {"no-symbols", no_argument, 0, 'n'}, {                                                                         \
+        "debug-dir", required_argument, 0, 'd'                                                                         \
+    }
 /* Handles option c when it is one of those: returns 1 (handled), 0 (not one of them), or -1 after
  * printing a usage error for cmd (exit 2). --top goes to *top when given, else to ro->top_n. */
 int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
@@ -47,7 +49,7 @@ struct cmt_cli {
     struct cmt_report_opts ro;
     struct cmt_suppressions supp;
     const char *out;
-    void *arg;      /* for own() */
+    void *arg; /* for own() */
 };
 /* getopt_long over argv: -h prints the help, -o sets out, own() gets every other option first
  * (returns 1 taken, 0 not its own, -1 after a usage message), then the common options. Returns 0

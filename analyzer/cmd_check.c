@@ -65,7 +65,9 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         }
         L->have_budget = 1;
         return 1;
-    case 'b': L->baseline = arg; return 1;
+    case 'b':
+        L->baseline = arg;
+        return 1;
     case 'g':
         if (cmt_parse_size(arg, &L->marker_growth) != 0) {
             cmt_msg("check: --max-growth-per-marker: not a size: '%s'", arg);
@@ -83,14 +85,17 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         L->have_growth = 1;
         return 1;
     }
-    default: return 0;
+    default:
+        return 0;
     }
 }
 
 int cmt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {
-        {"max-leak-bytes", required_argument, 0, 'm'}, {"baseline", required_argument, 0, 'b'},
-        {"max-peak-growth", required_argument, 0, 'p'}, CMT_COMMON_OPTIONS,
+        {"max-leak-bytes", required_argument, 0, 'm'},
+        {"baseline", required_argument, 0, 'b'},
+        {"max-peak-growth", required_argument, 0, 'p'},
+        CMT_COMMON_OPTIONS,
         {"help", no_argument, 0, 'h'},
         {"max-growth-per-marker", required_argument, 0, 'g'},
         {0, 0, 0, 0},
@@ -124,10 +129,11 @@ int cmt_cmd_check(int argc, char **argv) {
     if (have_budget || !baseline) {
         if (a.leaked_bytes > budget) {
             failed = 1;
-            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1), a.nleaks,
-                    a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
+            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
+                    a.nleaks, a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
             for (size_t i = 0; i < a.nleaks && i < 5; i++) {
-                fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n", cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
+                fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n",
+                        cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
                         (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
                         a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
                 cmt_print_frames(stderr, &a.leaks[i].stack, "        ", 8);
@@ -177,8 +183,8 @@ int cmt_cmd_check(int argc, char **argv) {
         }
         if (a.leaked_bytes > b.leaked_bytes) {
             failed = 1;
-            cmt_msg("check failed: leaked bytes grew from %s to %s against the baseline", cmt_human_size(b.leaked_bytes, s1, sizeof s1),
-                    cmt_human_size(a.leaked_bytes, s2, sizeof s2));
+            cmt_msg("check failed: leaked bytes grew from %s to %s against the baseline",
+                    cmt_human_size(b.leaked_bytes, s1, sizeof s1), cmt_human_size(a.leaked_bytes, s2, sizeof s2));
             size_t n;
             size_t *ix = cmt_compare_order(&cmp, 1, &n);
             int shown = 0;
@@ -187,8 +193,8 @@ int cmt_cmd_check(int argc, char **argv) {
                 if (e->leak[CMT_NEW] <= e->leak[CMT_OLD]) continue;
                 shown++;
                 fprintf(stderr, "    %s %s -> %s: %s\n", e->leak[CMT_OLD] ? "grew" : "new",
-                        cmt_human_size(e->leak[CMT_OLD], s1, sizeof s1), cmt_human_size(e->leak[CMT_NEW], s2, sizeof s2),
-                        e->chain[0] ? e->chain : "(no stack)");
+                        cmt_human_size(e->leak[CMT_OLD], s1, sizeof s1),
+                        cmt_human_size(e->leak[CMT_NEW], s2, sizeof s2), e->chain[0] ? e->chain : "(no stack)");
             }
             free(ix);
         }
@@ -213,9 +219,10 @@ int cmt_cmd_check(int argc, char **argv) {
                     if (b.gpus[g].peak_bytes > mb) mb = b.gpus[g].peak_bytes;
                 if ((double)ma > (double)mb * (1 + growth / 100) && ma > mb) {
                     failed = 1;
-                    cmt_msg("check failed: largest per-GPU peak grew %.1f%% (%s -> %s), limit %g%% (no GPU uuid in common)",
-                            mb ? ((double)ma - (double)mb) / (double)mb * 100 : 100.0, cmt_human_size(mb, s1, sizeof s1),
-                            cmt_human_size(ma, s2, sizeof s2), growth);
+                    cmt_msg(
+                        "check failed: largest per-GPU peak grew %.1f%% (%s -> %s), limit %g%% (no GPU uuid in common)",
+                        mb ? ((double)ma - (double)mb) / (double)mb * 100 : 100.0, cmt_human_size(mb, s1, sizeof s1),
+                        cmt_human_size(ma, s2, sizeof s2), growth);
                 }
             }
         }
@@ -224,8 +231,9 @@ int cmt_cmd_check(int argc, char **argv) {
         cmt_suppress_free(&bsupp);
     }
     if (!failed)
-        cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
-                cmt_human_size(a.suppressed_bytes, s2, sizeof s2), a.nprocs, a.nprocs == 1 ? "" : "es");
+        cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s",
+                cmt_human_size(a.leaked_bytes, s1, sizeof s1), cmt_human_size(a.suppressed_bytes, s2, sizeof s2),
+                a.nprocs, a.nprocs == 1 ? "" : "es");
     rc = cmt_analysis_status(&a);
     if (!rc) rc = failed ? 1 : 0;
     cmt_analysis_free(&a);

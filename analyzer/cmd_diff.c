@@ -38,8 +38,10 @@ static const char diff_help[] =
 
 static const char *signed_size(uint64_t o, uint64_t n, char *buf, size_t cap) {
     char b[32];
-    if (o == n) snprintf(buf, cap, "0");
-    else snprintf(buf, cap, "%c%s", n > o ? '+' : '-', cmt_human_size(n > o ? n - o : o - n, b, sizeof b));
+    if (o == n)
+        snprintf(buf, cap, "0");
+    else
+        snprintf(buf, cap, "%c%s", n > o ? '+' : '-', cmt_human_size(n > o ? n - o : o - n, b, sizeof b));
     return buf;
 }
 
@@ -50,8 +52,10 @@ static void text_chain(FILE *f, const char *chain) {
         return;
     }
     for (const char *p = chain; *p; p++) {
-        if (*p == ';') fputs(" <- ", f);
-        else fputc((unsigned char)*p < 0x20 ? '?' : *p, f);
+        if (*p == ';')
+            fputs(" <- ", f);
+        else
+            fputc((unsigned char)*p < 0x20 ? '?' : *p, f);
     }
 }
 
@@ -61,7 +65,8 @@ static void text_section(FILE *f, const char *title, const struct cmt_comparison
     if (!ix) return;
     const struct cmt_chain_delta *v = c->chains;
     size_t changed = 0;
-    for (size_t i = 0; i < k; i++) changed += cmt_chain_change(&v[ix[i]], leak) != 0;
+    for (size_t i = 0; i < k; i++)
+        changed += cmt_chain_change(&v[ix[i]], leak) != 0;
     fprintf(f, "\n%s stacks (matched by function chain): %zu changed, %zu unchanged\n", title, changed, k - changed);
     for (size_t i = 0; i < k && i < top; i++) {
         const struct cmt_chain_delta *e = &v[ix[i]];
@@ -79,28 +84,33 @@ static void text_section(FILE *f, const char *title, const struct cmt_comparison
 
 static void write_text(FILE *f, struct dside *s, const struct cmt_comparison *c, size_t top) {
     char b1[32], b2[32], b3[40], b4[32], b5[32], b6[40];
-    fprintf(f, "cumemtrack diff: %s (%zu process%s) -> %s (%zu process%s)\n", s[0].arg, s[0].a.nprocs, s[0].a.nprocs == 1 ? "" : "es",
-            s[1].arg, s[1].a.nprocs, s[1].a.nprocs == 1 ? "" : "es");
+    fprintf(f, "cumemtrack diff: %s (%zu process%s) -> %s (%zu process%s)\n", s[0].arg, s[0].a.nprocs,
+            s[0].a.nprocs == 1 ? "" : "es", s[1].arg, s[1].a.nprocs, s[1].a.nprocs == 1 ? "" : "es");
     fprintf(f, "\n  %-10s %12s %12s %12s\n", "", "OLD", "NEW", "CHANGE");
     fprintf(f, "  %-10s %12s %12s %12s\n", "leaked", cmt_human_size(s[0].a.leaked_bytes, b1, sizeof b1),
-            cmt_human_size(s[1].a.leaked_bytes, b2, sizeof b2), signed_size(s[0].a.leaked_bytes, s[1].a.leaked_bytes, b3, sizeof b3));
+            cmt_human_size(s[1].a.leaked_bytes, b2, sizeof b2),
+            signed_size(s[0].a.leaked_bytes, s[1].a.leaked_bytes, b3, sizeof b3));
     fprintf(f, "  %-10s %12s %12s %12s\n", "peak (sum)", cmt_human_size(c->peak_total[0], b1, sizeof b1),
-            cmt_human_size(c->peak_total[1], b2, sizeof b2), signed_size(c->peak_total[0], c->peak_total[1], b3, sizeof b3));
-    fprintf(f, "  %-10s %12zu %12zu %+12lld\n", "OOMs", s[0].a.nooms, s[1].a.nooms, (long long)s[1].a.nooms - (long long)s[0].a.nooms);
+            cmt_human_size(c->peak_total[1], b2, sizeof b2),
+            signed_size(c->peak_total[0], c->peak_total[1], b3, sizeof b3));
+    fprintf(f, "  %-10s %12zu %12zu %+12lld\n", "OOMs", s[0].a.nooms, s[1].a.nooms,
+            (long long)s[1].a.nooms - (long long)s[0].a.nooms);
     const struct cmt_gpu_pair *gp = c->gpus;
     size_t ng = c->ngpus;
     fprintf(f, "\ndevices (matched by uuid)\n");
-    if (!ng) fprintf(f, "  (no device memory recorded)\n");
+    if (!ng)
+        fprintf(f, "  (no device memory recorded)\n");
     else
-        fprintf(f, "  %-40s %10s %10s %11s  %10s %10s %11s  %s\n", "UUID", "PEAK OLD", "PEAK NEW", "CHANGE", "LEAK OLD", "LEAK NEW",
-                "CHANGE", "STATUS");
+        fprintf(f, "  %-40s %10s %10s %11s  %10s %10s %11s  %s\n", "UUID", "PEAK OLD", "PEAK NEW", "CHANGE", "LEAK OLD",
+                "LEAK NEW", "CHANGE", "STATUS");
     for (size_t i = 0; i < ng; i++) {
         uint64_t po = gp[i].g[0] ? gp[i].g[0]->peak_bytes : 0, pn = gp[i].g[1] ? gp[i].g[1]->peak_bytes : 0;
         uint64_t lo = gp[i].g[0] ? gp[i].g[0]->leaked_bytes : 0, ln = gp[i].g[1] ? gp[i].g[1]->leaked_bytes : 0;
         const char *st = !gp[i].g[0] ? "appeared" : !gp[i].g[1] ? "disappeared" : cmt_change_status(po, pn);
         fprintf(f, "  %-40s %10s %10s %11s  %10s %10s %11s  %s\n", (gp[i].g[0] ? gp[i].g[0] : gp[i].g[1])->uuid,
-                cmt_human_size(po, b1, sizeof b1), cmt_human_size(pn, b2, sizeof b2), signed_size(po, pn, b3, sizeof b3),
-                cmt_human_size(lo, b4, sizeof b4), cmt_human_size(ln, b5, sizeof b5), signed_size(lo, ln, b6, sizeof b6), st);
+                cmt_human_size(po, b1, sizeof b1), cmt_human_size(pn, b2, sizeof b2),
+                signed_size(po, pn, b3, sizeof b3), cmt_human_size(lo, b4, sizeof b4),
+                cmt_human_size(ln, b5, sizeof b5), signed_size(lo, ln, b6, sizeof b6), st);
     }
     text_section(f, "leak", c, 1, top);
     text_section(f, "peak", c, 0, top);
@@ -111,7 +121,8 @@ static void json_side(struct cmt_json *j, const char *key, struct dside *s, uint
     cmt_json_object(j, key);
     cmt_json_str(j, "argument", s->arg);
     cmt_json_array(j, "dumps");
-    for (size_t i = 0; i < npaths; i++) cmt_json_str(j, NULL, paths[i]);
+    for (size_t i = 0; i < npaths; i++)
+        cmt_json_str(j, NULL, paths[i]);
     cmt_json_array_end(j);
     cmt_json_u64(j, "processes", s->a.nprocs);
     cmt_json_u64(j, "leaked_bytes", s->a.leaked_bytes);
@@ -252,10 +263,13 @@ int cmt_cmd_diff(int argc, char **argv) {
     }
     if (!rc) {
         FILE *f = cmt_open_output(out);
-        if (!f) rc = 3;
+        if (!f)
+            rc = 3;
         else {
-            if (json) write_json(f, s, paths, npaths, &cmp);
-            else write_text(f, s, &cmp, top);
+            if (json)
+                write_json(f, s, paths, npaths, &cmp);
+            else
+                write_text(f, s, &cmp, top);
             rc = cmt_close_output(f, out);
         }
         if (!rc) rc = cmt_analysis_status(&s[0].a);

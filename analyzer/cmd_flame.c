@@ -28,18 +28,25 @@ static const char flame_help[] =
 static int flame_option(struct cmt_cli *c, int opt, const char *arg) {
     (void)arg;
     int *peak = c->arg;
-    if (opt == 'l') *peak = 0;
-    else if (opt == 'p') *peak = 1;
-    else return 0;
+    if (opt == 'l')
+        *peak = 0;
+    else if (opt == 'p')
+        *peak = 1;
+    else
+        return 0;
     return 1;
 }
 
 int cmt_cmd_flame(int argc, char **argv) {
     static const struct option opts[] = {
-        {"leaks", no_argument, 0, 'l'},       {"peak", no_argument, 0, 'p'},
-        {"suppressions", required_argument, 0, 's'}, {"no-symbols", no_argument, 0, 'n'},
-        {"debug-dir", required_argument, 0, 'd'}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0},
+        {"leaks", no_argument, 0, 'l'},
+        {"peak", no_argument, 0, 'p'},
+        {"suppressions", required_argument, 0, 's'},
+        {"no-symbols", no_argument, 0, 'n'},
+        {"debug-dir", required_argument, 0, 'd'},
+        {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     int peak = 0;
     struct cmt_cli cli = {.cmd = "flame", .help = flame_help, .need_dumps = 1, .arg = &peak};
@@ -61,9 +68,11 @@ int cmt_cmd_flame(int argc, char **argv) {
             rc = 3;
         } else {
             FILE *f = cmt_open_output(out);
-            if (!f) rc = 3;
+            if (!f)
+                rc = 3;
             else {
-                for (size_t i = 0; i < n; i++) fprintf(f, "%s %llu\n", v[i].stack, (unsigned long long)v[i].bytes);
+                for (size_t i = 0; i < n; i++)
+                    fprintf(f, "%s %llu\n", v[i].stack, (unsigned long long)v[i].bytes);
                 rc = cmt_close_output(f, out);
             }
             if (!rc) rc = cmt_analysis_status(&a);

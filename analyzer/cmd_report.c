@@ -32,15 +32,18 @@ struct report_flags {
 static int report_option(struct cmt_cli *c, int opt, const char *arg) {
     (void)arg;
     struct report_flags *fl = c->arg;
-    if (opt == 'j') fl->json = 1;
-    else if (opt == 'H') fl->html = 1;
-    else return 0;
+    if (opt == 'j')
+        fl->json = 1;
+    else if (opt == 'H')
+        fl->html = 1;
+    else
+        return 0;
     return 1;
 }
 
 int cmt_cmd_report(int argc, char **argv) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"html", no_argument, 0, 'H'}, CMT_COMMON_OPTIONS,
+        {"json", no_argument, 0, 'j'},         {"html", no_argument, 0, 'H'}, CMT_COMMON_OPTIONS,
         {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
     struct report_flags fl = {0, 0};
@@ -70,11 +73,15 @@ int cmt_cmd_report(int argc, char **argv) {
     }
     if (!rc) {
         FILE *f = cmt_open_output(out);
-        if (!f) rc = 3;
+        if (!f)
+            rc = 3;
         else {
-            if (html) rc = cmt_report_html(&a, &tl, top, f);
-            else if (json) cmt_render_json(&a, f);
-            else cmt_render_text(&a, f);
+            if (html)
+                rc = cmt_report_html(&a, &tl, top, f);
+            else if (json)
+                cmt_render_json(&a, f);
+            else
+                cmt_render_text(&a, f);
             int crc = cmt_close_output(f, out);
             if (!rc) rc = crc;
             if (!rc) rc = cmt_analysis_status(&a);

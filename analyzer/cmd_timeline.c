@@ -37,12 +37,12 @@ struct tl_out {
     FILE *f;
     struct cmt_analysis *a;
     struct cmt_json j;
-    int64_t base_real;     /* earliest start_realtime_ns */
-    unsigned char *named;  /* per process: metadata written */
+    int64_t base_real;    /* earliest start_realtime_ns */
+    unsigned char *named; /* per process: metadata written */
     size_t nnamed;
-    uint64_t *tpid;        /* per process: the trace pid */
+    uint64_t *tpid; /* per process: the trace pid */
     uint64_t rows;
-    int out_of_memory;     /* some metadata could not be written */
+    int out_of_memory; /* some metadata could not be written */
 };
 
 static void csv_field(FILE *f, const char *s, size_t n) {
@@ -64,7 +64,8 @@ static void csv_field(FILE *f, const char *s, size_t n) {
 static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
     char b[32];
     if (!strcmp(row->event, "marker"))
-        snprintf(buf, cap, "marker:%.*s", (int)(row->label_len > 1000 ? 1000 : row->label_len), row->label ? row->label : "");
+        snprintf(buf, cap, "marker:%.*s", (int)(row->label_len > 1000 ? 1000 : row->label_len),
+                 row->label ? row->label : "");
     else if (!strcmp(row->event, "oom"))
         snprintf(buf, cap, "oom:%s:%s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
     else
@@ -81,8 +82,10 @@ static void meta_event(struct tl_out *o, size_t proc, const char *what, const ch
     cmt_json_u64(j, "pid", o->tpid[proc]);
     cmt_json_u64(j, "tid", 0);
     cmt_json_object(j, "args");
-    if (str) cmt_json_str(j, "name", str);
-    else cmt_json_i64(j, "sort_index", index);
+    if (str)
+        cmt_json_str(j, "name", str);
+    else
+        cmt_json_i64(j, "sort_index", index);
     cmt_json_object_end(j);
     cmt_json_object_end(j);
 }
@@ -104,10 +107,11 @@ static void perfetto_meta(struct tl_out *o, size_t proc) {
     const struct cmt_process *p = &o->a->procs[proc];
     char name[512];
     if (p->hdr.rank >= 0)
-        snprintf(name, sizeof name, "rank %d pid %u on %s: %.300s", p->hdr.rank, p->hdr.pid, p->hdr.host[0] ? p->hdr.host : "?",
-                 p->command ? p->command : "");
+        snprintf(name, sizeof name, "rank %d pid %u on %s: %.300s", p->hdr.rank, p->hdr.pid,
+                 p->hdr.host[0] ? p->hdr.host : "?", p->command ? p->command : "");
     else
-        snprintf(name, sizeof name, "pid %u on %s: %.300s", p->hdr.pid, p->hdr.host[0] ? p->hdr.host : "?", p->command ? p->command : "");
+        snprintf(name, sizeof name, "pid %u on %s: %.300s", p->hdr.pid, p->hdr.host[0] ? p->hdr.host : "?",
+                 p->command ? p->command : "");
     meta_event(o, proc, "process_name", name, 0);
     meta_event(o, proc, "process_sort_index", NULL, p->hdr.rank >= 0 ? p->hdr.rank : (int64_t)proc + 100000);
     meta_event(o, proc, "thread_name", "CUDA memory events", 0);
@@ -131,12 +135,14 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
         fputc('\n', o->f);
     } else if (o->fmt == FMT_TEXT) {
         char dev[24];
-        if (row->device >= 0) snprintf(dev, sizeof dev, "%lld", (long long)row->device);
-        else snprintf(dev, sizeof dev, "-");
+        if (row->device >= 0)
+            snprintf(dev, sizeof dev, "%lld", (long long)row->device);
+        else
+            snprintf(dev, sizeof dev, "-");
         for (char *c = ev; *c; c++)
             if ((unsigned char)*c < 0x20) *c = '?';
-        fprintf(o->f, "%12.6f  %-7u %-3s %-40s %10s  %s\n", cmt_tl_seconds(row->t), p->hdr.pid, dev, row->uuid ? row->uuid : "-",
-                row->device >= 0 ? cmt_human_size(row->live, b, sizeof b) : "-", ev);
+        fprintf(o->f, "%12.6f  %-7u %-3s %-40s %10s  %s\n", cmt_tl_seconds(row->t), p->hdr.pid, dev,
+                row->uuid ? row->uuid : "-", row->device >= 0 ? cmt_human_size(row->live, b, sizeof b) : "-", ev);
     } else {
         perfetto_meta(o, row->proc);
         struct cmt_json *j = &o->j;
@@ -145,7 +151,8 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
         if (!strcmp(row->event, "marker") || !strcmp(row->event, "oom")) {
             if (!strcmp(row->event, "oom")) {
                 char nm[128];
-                snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
+                snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?",
+                         cmt_human_size(row->size, b, sizeof b));
                 cmt_json_str(j, "name", nm);
                 cmt_json_str(j, "cat", "oom");
             } else {
@@ -184,8 +191,11 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
 
 int cmt_cmd_timeline(int argc, char **argv) {
     static const struct option opts[] = {
-        {"csv", no_argument, 0, 'c'}, {"perfetto", no_argument, 0, 'p'}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+        {"csv", no_argument, 0, 'c'},
+        {"perfetto", no_argument, 0, 'p'},
+        {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     int fmt = FMT_TEXT, c;
     const char *out = NULL;
@@ -194,11 +204,21 @@ int cmt_cmd_timeline(int argc, char **argv) {
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'c': fmt = FMT_CSV; break;
-        case 'p': fmt = FMT_PERFETTO; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(timeline_help, stdout); return 0;
-        default: cmt_msg("timeline: unknown or incomplete option '%s'\n%s", argv[optind - 1], timeline_help); return 2;
+        case 'c':
+            fmt = FMT_CSV;
+            break;
+        case 'p':
+            fmt = FMT_PERFETTO;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            fputs(timeline_help, stdout);
+            return 0;
+        default:
+            cmt_msg("timeline: unknown or incomplete option '%s'\n%s", argv[optind - 1], timeline_help);
+            return 2;
         }
     }
     if (optind >= argc) {
@@ -254,7 +274,8 @@ int cmt_cmd_timeline(int argc, char **argv) {
     ro.observer_begin = cmt_tl_begin;
     ro.observer_arg = &tl;
     ro.observe_in_order = 1; /* rows stream out in record order, process after process */
-    if (fmt == FMT_CSV) fprintf(f, "time,wallclock,host,pid,device,uuid,live,event\n");
+    if (fmt == FMT_CSV)
+        fprintf(f, "time,wallclock,host,pid,device,uuid,live,event\n");
     else if (fmt == FMT_TEXT)
         fprintf(f, "%12s  %-7s %-3s %-40s %10s  %s\n", "TIME(s)", "PID", "DEV", "UUID", "LIVE", "EVENT");
     else {
@@ -265,13 +286,15 @@ int cmt_cmd_timeline(int argc, char **argv) {
     }
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     if (fmt == FMT_PERFETTO) {
-        for (size_t i = 0; i < a.nprocs; i++) perfetto_meta(&o, i); /* processes without a row */
+        for (size_t i = 0; i < a.nprocs; i++)
+            perfetto_meta(&o, i); /* processes without a row */
         cmt_json_array_end(&o.j);
         cmt_json_object_end(&o.j);
         cmt_json_finish(&o.j);
     } else if (fmt == FMT_TEXT && !rc && !o.rows)
         fprintf(f, "(no device memory recorded)\n");
-    if (rc) cmt_msg("%s", a.err);
+    if (rc)
+        cmt_msg("%s", a.err);
     else if (cmt_tl_finish(&tl) != 0 || o.out_of_memory) {
         cmt_msg("out of memory while building the timeline");
         rc = 3;

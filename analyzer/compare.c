@@ -17,18 +17,22 @@ static char *join_frames(const struct cmt_stack_sym *s, int outer_first, int fol
     for (size_t i = 0; i < s->n; i++) {
         const struct cmt_sym_frame *f = &s->frames[outer_first ? s->n - 1 - i : i];
         char part[600];
-        if (f->function) snprintf(part, sizeof part, "%s", f->function);
+        if (f->function)
+            snprintf(part, sizeof part, "%s", f->function);
         else {
             const char *b = strrchr(f->module, '/');
             snprintf(part, sizeof part, "%s+0x%llx", b ? b + 1 : f->module, (unsigned long long)f->offset);
         }
         for (char *c = part; fold && *c; c++) {
-            if (*c == ';') *c = ':';
-            else if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+            if (*c == ';')
+                *c = ':';
+            else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = ' ';
         }
         size_t pl = strlen(part);
         if (len + pl + 2 > cap) {
-            while (len + pl + 2 > cap) cap *= 2;
+            while (len + pl + 2 > cap)
+                cap *= 2;
             char *n = realloc(out, cap);
             if (!n) {
                 free(out);
@@ -44,9 +48,13 @@ static char *join_frames(const struct cmt_stack_sym *s, int outer_first, int fol
     return out;
 }
 
-char *cmt_stack_chain(const struct cmt_stack_sym *s) { return join_frames(s, 0, 0); }
+char *cmt_stack_chain(const struct cmt_stack_sym *s) {
+    return join_frames(s, 0, 0);
+}
 
-char *cmt_fold_stack(const struct cmt_stack_sym *s) { return s->n ? join_frames(s, 1, 1) : strdup("[no stack]"); }
+char *cmt_fold_stack(const struct cmt_stack_sym *s) {
+    return s->n ? join_frames(s, 1, 1) : strdup("[no stack]");
+}
 
 /* ---------------------------------------------------------------- folded stacks */
 
@@ -112,7 +120,8 @@ fail:
 }
 
 void cmt_fold_free(struct cmt_fold *v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i].stack);
+    for (size_t i = 0; i < n; i++)
+        free(v[i].stack);
     free(v);
 }
 
@@ -168,7 +177,8 @@ static int collect_side(struct cmt_comparison *c, size_t *cap, struct cmt_analys
             }
         }
     }
-    for (size_t g = 0; g < a->ngpus; g++) c->peak_total[side] += a->gpus[g].peak_bytes;
+    for (size_t g = 0; g < a->ngpus; g++)
+        c->peak_total[side] += a->gpus[g].peak_bytes;
     return 0;
 }
 
@@ -179,7 +189,8 @@ static int pair_gpus(struct cmt_comparison *c, struct cmt_analysis *s[2]) {
         for (size_t g = 0; g < s[side]->ngpus; g++) {
             const struct cmt_gpu *gp = &s[side]->gpus[g];
             size_t k = 0;
-            while (k < c->ngpus && strcmp((c->gpus[k].g[0] ? c->gpus[k].g[0] : c->gpus[k].g[1])->uuid, gp->uuid)) k++;
+            while (k < c->ngpus && strcmp((c->gpus[k].g[0] ? c->gpus[k].g[0] : c->gpus[k].g[1])->uuid, gp->uuid))
+                k++;
             if (k == c->ngpus) c->ngpus++;
             c->gpus[k].g[side] = gp;
             if (side == CMT_NEW && c->gpus[k].g[CMT_OLD]) c->gpus_matched++;
@@ -214,7 +225,8 @@ int cmt_compare(struct cmt_analysis *old, struct cmt_analysis *new_, struct cmt_
 }
 
 void cmt_comparison_free(struct cmt_comparison *c) {
-    for (size_t i = 0; i < c->nchains; i++) free(c->chains[i].chain);
+    for (size_t i = 0; i < c->nchains; i++)
+        free(c->chains[i].chain);
     free(c->chains);
     free(c->gpus);
     memset(c, 0, sizeof *c);

@@ -46,9 +46,9 @@ struct cmt_gpu_pair {
 struct cmt_comparison {
     struct cmt_chain_delta *chains; /* sorted by chain */
     size_t nchains;
-    struct cmt_gpu_pair *gpus;      /* in order of appearance, old first */
-    size_t ngpus, gpus_matched;     /* pairs with both sides */
-    uint64_t peak_total[2];         /* sum of the GPUs' peaks */
+    struct cmt_gpu_pair *gpus;  /* in order of appearance, old first */
+    size_t ngpus, gpus_matched; /* pairs with both sides */
+    uint64_t peak_total[2];     /* sum of the GPUs' peaks */
 };
 
 /* Matches old against new; 0, or -1 when out of memory (c is then empty). */

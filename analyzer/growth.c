@@ -18,7 +18,7 @@ struct gstate {
 
 struct cmt_series {
     char *label;
-    uint64_t kind;     /* CMT_MARK_POINT (marks and signals) or CMT_MARK_RANGE_PUSH */
+    uint64_t kind; /* CMT_MARK_POINT (marks and signals) or CMT_MARK_RANGE_PUSH */
     uint64_t n;
     struct gstate *st; /* indexed like the counters */
     size_t cap;
@@ -82,9 +82,12 @@ int cmt_marker_log_add(struct cmt_marker_log *g, const struct cmt_event *e, int6
     for (size_t i = 0; i < ncounters; i++) {
         struct gstate *st = &s->st[i];
         uint64_t v = counters[i].bytes;
-        if (!st->n) st->first = v;
-        else if (v > st->last) st->ups++;
-        else if (v < st->last) st->downs++;
+        if (!st->n)
+            st->first = v;
+        else if (v > st->last)
+            st->ups++;
+        else if (v < st->last)
+            st->downs++;
         st->last = v;
         st->n++;
     }
@@ -118,10 +121,14 @@ int cmt_marker_log_finish(struct cmt_marker_log *g, const struct cmt_stack_live 
                 rc = -1;
                 break;
             }
-            g->growth[g->ngrowth++] = (struct cmt_growth){
-                .label = s->label, .flags = s->kind, .stack = counters[i].stack, .device = counters[i].device,
-                .first_bytes = st->first, .last_bytes = st->last, .markers = st->n,
-                .bytes_per_marker = (double)(st->last - st->first) / steps};
+            g->growth[g->ngrowth++] = (struct cmt_growth){.label = s->label,
+                                                          .flags = s->kind,
+                                                          .stack = counters[i].stack,
+                                                          .device = counters[i].device,
+                                                          .first_bytes = st->first,
+                                                          .last_bytes = st->last,
+                                                          .markers = st->n,
+                                                          .bytes_per_marker = (double)(st->last - st->first) / steps};
         }
     }
     if (g->ngrowth > 1) qsort(g->growth, g->ngrowth, sizeof *g->growth, cmp_growth);

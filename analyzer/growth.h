@@ -48,8 +48,8 @@ struct cmt_series; /* per label and kind: every counter observed at each marker 
 struct cmt_marker_log {
     struct cmt_marker_rec *markers; /* in order; at most CMT_MAX_MARKERS kept */
     size_t nmarkers, capmarkers;
-    uint64_t dropped;               /* markers past CMT_MAX_MARKERS */
-    struct cmt_growth *growth;      /* after cmt_marker_log_finish: by bytes_per_marker, largest first */
+    uint64_t dropped;          /* markers past CMT_MAX_MARKERS */
+    struct cmt_growth *growth; /* after cmt_marker_log_finish: by bytes_per_marker, largest first */
     size_t ngrowth, capgrowth;
     struct cmt_series *series;
     size_t nseries, capseries;

@@ -30,7 +30,9 @@ struct cmt_heaps {
     size_t n, cap;
 };
 
-struct cmt_heaps *cmt_heaps_new(void) { return calloc(1, sizeof(struct cmt_heaps)); }
+struct cmt_heaps *cmt_heaps_new(void) {
+    return calloc(1, sizeof(struct cmt_heaps));
+}
 
 static struct cmt_heap *heap_of(struct cmt_heaps *p, uint64_t heap) {
     struct heap_index *h;
@@ -126,7 +128,8 @@ int cmt_heaps_event(struct cmt_heaps *p, const struct cmt_event *e, int64_t devi
         r->size = e->size;
         break;
     }
-    default: break;
+    default:
+        break;
     }
     return 0;
 }
@@ -145,7 +148,8 @@ int cmt_heaps_finish(struct cmt_heaps *p) {
         struct cmt_heap *heap = heap_of(p, r->heap);
         if (!heap || heap->unregistered) continue;
         size_t k = 0;
-        while (k < heap->nleaks && heap->leaks[k].stack != r->stack) k++;
+        while (k < heap->nleaks && heap->leaks[k].stack != r->stack)
+            k++;
         if (k == heap->nleaks) {
             struct cmt_heap_leak *nl = realloc(heap->leaks, (heap->nleaks + 1) * sizeof *nl);
             if (!nl) {
@@ -159,8 +163,7 @@ int cmt_heaps_finish(struct cmt_heaps *p) {
         heap->leaks[k].regions++;
     }
     for (size_t i = 0; i < p->n; i++)
-        if (p->list[i].nleaks > 1)
-            qsort(p->list[i].leaks, p->list[i].nleaks, sizeof *p->list[i].leaks, cmp_pleak);
+        if (p->list[i].nleaks > 1) qsort(p->list[i].leaks, p->list[i].nleaks, sizeof *p->list[i].leaks, cmp_pleak);
     return rc;
 }
 

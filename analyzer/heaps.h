@@ -21,7 +21,7 @@ struct cmt_heap_leak {
 struct cmt_heap {
     uint64_t heap, size;
     char *name;
-    int64_t device;            /* device of the allocation the heap lives in, -2 unknown */
+    int64_t device; /* device of the allocation the heap lives in, -2 unknown */
     int unregistered;
     uint64_t registered, live_regions, live_bytes, peak_bytes;
     struct cmt_heap_leak *leaks; /* filled at the end, bytes desc */

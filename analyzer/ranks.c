@@ -23,7 +23,7 @@ static int cmp_u64(const void *x, const void *y) {
 }
 
 struct group {
-    size_t main;   /* row naming the group */
+    size_t main; /* row naming the group */
     uint64_t peak, leaked, ooms;
 };
 
@@ -89,7 +89,8 @@ int cmt_ranks_build(struct cmt_analysis *a) {
     size_t ng = 0;
     for (size_t i = 0; i < R->nrows; i++) {
         const struct cmt_rank_row *r = &R->rows[i];
-        if (r->rank >= 0 && i && R->rows[i - 1].rank == r->rank) gof[i] = gof[i - 1];
+        if (r->rank >= 0 && i && R->rows[i - 1].rank == r->rank)
+            gof[i] = gof[i - 1];
         else if (r->rank >= 0 || r->worker_of < 0) {
             gof[i] = ng;
             G[ng++].main = i;
@@ -98,7 +99,8 @@ int cmt_ranks_build(struct cmt_analysis *a) {
     for (size_t i = 0; i < R->nrows; i++) {
         if (R->rows[i].rank >= 0 || R->rows[i].worker_of < 0) continue;
         size_t root = i, hops = 0;
-        while (R->rows[root].worker_of >= 0 && hops++ < R->nrows) root = (size_t)R->rows[root].worker_of;
+        while (R->rows[root].worker_of >= 0 && hops++ < R->nrows)
+            root = (size_t)R->rows[root].worker_of;
         gof[i] = gof[root];
     }
     for (size_t i = 0; i < R->nrows; i++) {
@@ -136,7 +138,8 @@ int cmt_ranks_build(struct cmt_analysis *a) {
             if (!median) {
                 R->leak_max_over_median = -1;
                 o.kind = CMT_OUTLIER_LEAK_ALONE;
-                for (size_t g = 0; g < ng; g++) o.count += G[g].leaked == 0;
+                for (size_t g = 0; g < ng; g++)
+                    o.count += G[g].leaked == 0;
                 oom |= add_outlier(R, o);
             } else {
                 o.ratio = R->leak_max_over_median = (double)G[lmax].leaked / (double)median;
@@ -151,7 +154,8 @@ int cmt_ranks_build(struct cmt_analysis *a) {
                     R, (struct cmt_rank_outlier){CMT_OUTLIER_PEAK, G[pmax].main, G[pmax].peak, x, (uint64_t)mean, 0});
         }
         size_t oom_groups = 0;
-        for (size_t g = 0; g < ng; g++) oom_groups += G[g].ooms != 0;
+        for (size_t g = 0; g < ng; g++)
+            oom_groups += G[g].ooms != 0;
         if (oom_groups && oom_groups < ng)
             for (size_t g = 0; g < ng; g++)
                 if (G[g].ooms)
@@ -191,7 +195,8 @@ int cmt_ranks_build(struct cmt_analysis *a) {
     for (size_t i = 0; i < R->nrows; i++) {
         const char *h = R->rows[i].host;
         size_t hi = 0;
-        while (hi < R->nhosts && strcmp(R->hosts[hi].host, h)) hi++;
+        while (hi < R->nhosts && strcmp(R->hosts[hi].host, h))
+            hi++;
         if (hi < R->nhosts) continue;
         struct cmt_host_balance *nh = realloc(R->hosts, (R->nhosts + 1) * sizeof *nh);
         if (!nh) {
@@ -229,9 +234,11 @@ int cmt_ranks_build(struct cmt_analysis *a) {
 
 void cmt_ranks_free(struct cmt_ranks *R) {
     if (!R) return;
-    for (size_t i = 0; i < R->nrows; i++) free(R->rows[i].uuids);
+    for (size_t i = 0; i < R->nrows; i++)
+        free(R->rows[i].uuids);
     free(R->rows);
-    for (size_t i = 0; i < R->nshared; i++) free(R->shared[i].rows);
+    for (size_t i = 0; i < R->nshared; i++)
+        free(R->shared[i].rows);
     free(R->shared);
     free(R->hosts);
     free(R->outliers);

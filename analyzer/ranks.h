@@ -15,28 +15,28 @@
 struct cmt_analysis;
 
 struct cmt_rank_row {
-    size_t proc;                 /* index into cmt_analysis.procs */
-    const char *host;            /* the process' host ("?" when unknown), owned by the analysis */
-    int32_t rank, local_rank;    /* -1: unknown */
+    size_t proc;              /* index into cmt_analysis.procs */
+    const char *host;         /* the process' host ("?" when unknown), owned by the analysis */
+    int32_t rank, local_rank; /* -1: unknown */
     uint32_t pid, ppid;
-    int worker_of;               /* row index of the same-rank parent (forked worker), -1: none */
-    char (*uuids)[48];           /* GPUs it used (allocated on), ordinal order */
+    int worker_of;     /* row index of the same-rank parent (forked worker), -1: none */
+    char (*uuids)[48]; /* GPUs it used (allocated on), ordinal order */
     size_t nuuids;
-    uint64_t peak_bytes;         /* sum of its per-GPU peaks */
-    uint64_t leaked_bytes;       /* device memory live at exit / teardown / death */
+    uint64_t peak_bytes;   /* sum of its per-GPU peaks */
+    uint64_t leaked_bytes; /* device memory live at exit / teardown / death */
     uint64_t ooms;
 };
 
 struct cmt_shared_gpu {
     char uuid[48];
     size_t n;
-    size_t *rows;                /* indexes into rows */
+    size_t *rows; /* indexes into rows */
 };
 
 struct cmt_host_balance {
     const char *host;
-    size_t ngpus;                /* GPUs of this host with a peak */
-    double peak_max_over_mean;   /* 0: fewer than 2 GPUs */
+    size_t ngpus;              /* GPUs of this host with a peak */
+    double peak_max_over_mean; /* 0: fewer than 2 GPUs */
     char max_uuid[48];
 };
 
@@ -51,15 +51,15 @@ enum cmt_outlier_kind {
 
 struct cmt_rank_outlier {
     enum cmt_outlier_kind kind;
-    size_t row;         /* the row naming the group */
-    uint64_t bytes;     /* leaked (LEAK*) or peak (PEAK) bytes of the group */
+    size_t row;     /* the row naming the group */
+    uint64_t bytes; /* leaked (LEAK*) or peak (PEAK) bytes of the group */
     double ratio;
     uint64_t reference; /* median (LEAK) or mean (PEAK) bytes */
     uint64_t count;
 };
 
 struct cmt_ranks {
-    struct cmt_rank_row *rows;   /* sorted by rank (unknown last), host, pid */
+    struct cmt_rank_row *rows; /* sorted by rank (unknown last), host, pid */
     size_t nrows;
     size_t ngroups;              /* ranks compared (a rank's forked workers count with it) */
     double peak_max_over_mean;   /* across ranks; 0: fewer than 2 */

@@ -32,10 +32,10 @@ struct cmt_stream {
     uint64_t seq, last_seq, ptr;
     int64_t time;
     int have_last, done;
-    uint8_t *buf;          /* the open block read into memory (NULL: decoded from the mapping) */
-    const uint8_t *base;   /* where the open block's bytes are: buf or the mapping */
+    uint8_t *buf;        /* the open block read into memory (NULL: decoded from the mapping) */
+    const uint8_t *base; /* where the open block's bytes are: buf or the mapping */
     struct cmt_event ev;
-    uint64_t frames[CMT_MAX_FRAMES];          /* ev.frames */
+    uint64_t frames[CMT_MAX_FRAMES];           /* ev.frames */
     struct cmt_segment segs[CMT_MAX_SEGMENTS]; /* ev.segs */
 };
 
@@ -44,7 +44,7 @@ struct cmt_dump {
     const uint8_t *map;
     size_t size;
     const struct cmt_file_header *hdr;
-    int fd;                  /* blocks are read with pread (see open_block) */
+    int fd; /* blocks are read with pread (see open_block) */
     int truncated, corrupt;
     struct cmt_blockref *blocks;
     size_t nblocks;
@@ -79,7 +79,9 @@ static const char *const kind_names[] = {
 #undef CMT_KIND_NAME
 };
 
-const char *cmt_kind_name(uint64_t kind) { return kind < CMT_KIND_COUNT ? kind_names[kind] : NULL; }
+const char *cmt_kind_name(uint64_t kind) {
+    return kind < CMT_KIND_COUNT ? kind_names[kind] : NULL;
+}
 
 static void set_err(char *err, size_t errlen, const char *path, const char *fmt, ...) {
     if (!err || !errlen) return;
@@ -189,7 +191,8 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
             goto fail;
         }
         if (bh.writer == 0) {
-            set_err(err, errlen, path, "offset %llu (block %zu writer): writer id 0 is invalid", (unsigned long long)off + 4, i);
+            set_err(err, errlen, path, "offset %llu (block %zu writer): writer id 0 is invalid",
+                    (unsigned long long)off + 4, i);
             goto fail;
         }
         struct cmt_blockref *b = &d->blocks[d->nblocks++];
@@ -254,7 +257,8 @@ void cmt_dump_close(struct cmt_dump *d) {
     if (!d) return;
     munmap((void *)d->map, d->size);
     close(d->fd);
-    for (size_t i = 0; i < d->nstreams; i++) free(d->streams[i].buf);
+    for (size_t i = 0; i < d->nstreams; i++)
+        free(d->streams[i].buf);
     free(d->path);
     free(d->blocks);
     free(d->streams);
@@ -262,12 +266,24 @@ void cmt_dump_close(struct cmt_dump *d) {
     free(d);
 }
 
-const struct cmt_file_header *cmt_dump_header(const struct cmt_dump *d) { return d->hdr; }
-const char *cmt_dump_path(const struct cmt_dump *d) { return d->path; }
-int cmt_dump_truncated(const struct cmt_dump *d) { return d->truncated; }
-unsigned cmt_dump_writers(const struct cmt_dump *d) { return (unsigned)d->nstreams; }
-unsigned cmt_dump_blocks(const struct cmt_dump *d) { return (unsigned)d->nblocks; }
-const char *cmt_dump_error(const struct cmt_dump *d) { return d->err; }
+const struct cmt_file_header *cmt_dump_header(const struct cmt_dump *d) {
+    return d->hdr;
+}
+const char *cmt_dump_path(const struct cmt_dump *d) {
+    return d->path;
+}
+int cmt_dump_truncated(const struct cmt_dump *d) {
+    return d->truncated;
+}
+unsigned cmt_dump_writers(const struct cmt_dump *d) {
+    return (unsigned)d->nstreams;
+}
+unsigned cmt_dump_blocks(const struct cmt_dump *d) {
+    return (unsigned)d->nblocks;
+}
+const char *cmt_dump_error(const struct cmt_dump *d) {
+    return d->err;
+}
 
 static void corrupt(struct cmt_dump *d, uint64_t off, const char *fmt, ...) {
     if (d->corrupt) return;
@@ -285,7 +301,9 @@ static inline __attribute__((always_inline)) uint64_t rd_varint(struct cmt_curso
     if (__builtin_expect(c->p < c->end && *c->p < 0x80 && c->ok, 1)) return *c->p++;
     return cmt_get_varint(c);
 }
-static inline __attribute__((always_inline)) int64_t rd_zvarint(struct cmt_cursor *c) { return cmt_zz_dec(rd_varint(c)); }
+static inline __attribute__((always_inline)) int64_t rd_zvarint(struct cmt_cursor *c) {
+    return cmt_zz_dec(rd_varint(c));
+}
 #define cmt_get_varint rd_varint
 #define cmt_get_zvarint rd_zvarint
 
@@ -309,7 +327,8 @@ static void get_alloc(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_eve
 }
 
 /* Decodes the payload of type t from c into e; returns 0 on success, -1 with *why set. */
-static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e, unsigned t, const char **why) {
+static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e, unsigned t,
+                          const char **why) {
     switch (t) {
     case CMT_REC_ALLOC:
         get_alloc(c, s, e);
@@ -629,7 +648,8 @@ int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
             if (rc < 0) return -1;
             if (rc > 0) d->heap[d->nheap++] = i;
         }
-        for (size_t i = d->nheap / 2; i-- > 0;) sift_down(d, i);
+        for (size_t i = d->nheap / 2; i-- > 0;)
+            sift_down(d, i);
     } else if (d->last != (size_t)-1) {
         struct cmt_stream *s = &d->streams[d->last];
         int rc = stream_advance(d, s);

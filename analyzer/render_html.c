@@ -23,7 +23,9 @@ struct stab {
     size_t ocap;
 };
 
-static uint64_t skey(size_t proc, uint64_t id) { return ((uint64_t)(proc + 1) << 44) ^ id; }
+static uint64_t skey(size_t proc, uint64_t id) {
+    return ((uint64_t)(proc + 1) << 44) ^ id;
+}
 
 /* index of (proc, stack id) in the stacks table, adding it; -1 for no stack */
 static long stab_get(struct stab *s, size_t proc, uint64_t id) {
@@ -40,7 +42,8 @@ static long stab_get(struct stab *s, size_t proc, uint64_t id) {
         for (size_t i = 0; i < s->cap; i++) {
             if (!s->keys[i]) continue;
             size_t h = (s->keys[i] * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
-            while (nk[h]) h = (h + 1) & (nc - 1);
+            while (nk[h])
+                h = (h + 1) & (nc - 1);
             nk[h] = s->keys[i];
             ni[h] = s->idx[i];
         }
@@ -81,8 +84,10 @@ static void stab_free(struct stab *s) {
 }
 
 static void json_stack_ref(struct cmt_json *j, const char *key, long v) {
-    if (v < 0) cmt_json_null(j, key);
-    else cmt_json_i64(j, key, v);
+    if (v < 0)
+        cmt_json_null(j, key);
+    else
+        cmt_json_i64(j, key, v);
 }
 
 /* ---------------------------------------------------------------- data */
@@ -106,8 +111,8 @@ static int cmp_pt(const void *x, const void *y) {
     return a->t < b->t ? -1 : a->t > b->t;
 }
 
-static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl, const struct cmt_tl_series *s,
-                         struct stab *st, int64_t base) {
+static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl,
+                         const struct cmt_tl_series *s, struct stab *st, int64_t base) {
     const struct cmt_process *p = &a->procs[s->proc];
     cmt_json_object(j, NULL);
     cmt_json_u64(j, "proc", s->proc);
@@ -134,8 +139,10 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
             lastv = v[k].v;
             cmt_json_i64(j, NULL, rel(a, s->proc, v[k].t, base));
             cmt_json_u64(j, NULL, v[k].v);
-            if (sr < 0) cmt_json_i64(j, NULL, -1);
-            else cmt_json_i64(j, NULL, sr);
+            if (sr < 0)
+                cmt_json_i64(j, NULL, -1);
+            else
+                cmt_json_i64(j, NULL, sr);
             cmt_json_u64(j, NULL, b->top_bytes);
         }
     }
@@ -159,7 +166,8 @@ static void write_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
         b = b ? b + 1 : f->module;
         char line[1200];
         if (f->function && f->file)
-            snprintf(line, sizeof line, "%.500s  %.500s:%d%s", f->function, f->file, f->line, f->inlined ? " (inlined)" : "");
+            snprintf(line, sizeof line, "%.500s  %.500s:%d%s", f->function, f->file, f->line,
+                     f->inlined ? " (inlined)" : "");
         else if (f->function)
             snprintf(line, sizeof line, "%.500s  (%.300s+0x%llx)", f->function, b, (unsigned long long)f->offset);
         else
@@ -388,12 +396,23 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
 static void html_escape(FILE *f, const char *s) {
     for (; *s; s++) {
         switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
         }
     }
 }
@@ -418,7 +437,8 @@ int cmt_report_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top,
     }
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+          "style-src 'unsafe-inline'; img-src data:\">\n"
           "<title>cumemtrack report",
           f);
     if (a->nprocs) {
@@ -441,10 +461,14 @@ int cmt_report_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top,
           f);
     for (size_t i = 0; i < len; i++) {
         char c = buf[i];
-        if (c == '<') fputs("\\u003c", f);
-        else if (c == '>') fputs("\\u003e", f);
-        else if (c == '&') fputs("\\u0026", f);
-        else fputc(c, f);
+        if (c == '<')
+            fputs("\\u003c", f);
+        else if (c == '>')
+            fputs("\\u003e", f);
+        else if (c == '&')
+            fputs("\\u0026", f);
+        else
+            fputc(c, f);
     }
     free(buf);
     fprintf(f, "</script>\n<script>\n%s</script>\n</body></html>\n", cmt_html_report_js);

@@ -17,8 +17,8 @@
 
 #define CMT_HTML_BUCKETS 1024 /* time buckets per (process, device) series */
 
-/* a: loaded with tl as its observer (cmt_tl_init(tl, a, CMT_HTML_BUCKETS), then cmt_tl_finish) and a large top_n (every stack
- * of the peaks); top: rows per table. Returns 0, or 3 when out of memory. */
+/* a: loaded with tl as its observer (cmt_tl_init(tl, a, CMT_HTML_BUCKETS), then cmt_tl_finish) and a large top_n (every
+ * stack of the peaks); top: rows per table. Returns 0, or 3 when out of memory. */
 int cmt_report_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top, FILE *f);
 
 #endif

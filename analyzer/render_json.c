@@ -14,8 +14,10 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
         cmt_json_object(j, NULL);
         cmt_json_str(j, "function", fr->function);
         cmt_json_str(j, "file", fr->file);
-        if (fr->file && fr->line) cmt_json_i64(j, "line", fr->line);
-        else cmt_json_null(j, "line");
+        if (fr->file && fr->line)
+            cmt_json_i64(j, "line", fr->line);
+        else
+            cmt_json_null(j, "line");
         cmt_json_str(j, "module", fr->module);
         snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)fr->address);
         cmt_json_str(j, "address", buf);
@@ -27,8 +29,8 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     cmt_json_array_end(j);
 }
 
-
-static void json_stack_bytes(struct cmt_json *j, struct cmt_analysis *a, size_t proc, const struct cmt_stack_bytes *v, size_t n) {
+static void json_stack_bytes(struct cmt_json *j, struct cmt_analysis *a, size_t proc, const struct cmt_stack_bytes *v,
+                             size_t n) {
     cmt_json_array(j, "top");
     for (size_t s = 0; s < n && s < a->opts.top_n; s++) {
         cmt_json_object(j, NULL);
@@ -42,7 +44,6 @@ static void json_stack_bytes(struct cmt_json *j, struct cmt_analysis *a, size_t 
     cmt_json_array_end(j);
 }
 
-
 static void ranks_json(const struct cmt_analysis *a, struct cmt_json *j) {
     const struct cmt_ranks *R = a->ranks;
     size_t n = R ? R->nrows : 0;
@@ -52,18 +53,27 @@ static void ranks_json(const struct cmt_analysis *a, struct cmt_json *j) {
         const struct cmt_process *p = &a->procs[r->proc];
         cmt_json_object(j, NULL);
         cmt_json_str(j, "host", p->hdr.host);
-        if (r->rank >= 0) cmt_json_i64(j, "rank", r->rank);
-        else cmt_json_null(j, "rank");
-        if (r->local_rank >= 0) cmt_json_i64(j, "local_rank", r->local_rank);
-        else cmt_json_null(j, "local_rank");
-        if (p->hdr.world_size >= 0) cmt_json_i64(j, "world_size", p->hdr.world_size);
-        else cmt_json_null(j, "world_size");
+        if (r->rank >= 0)
+            cmt_json_i64(j, "rank", r->rank);
+        else
+            cmt_json_null(j, "rank");
+        if (r->local_rank >= 0)
+            cmt_json_i64(j, "local_rank", r->local_rank);
+        else
+            cmt_json_null(j, "local_rank");
+        if (p->hdr.world_size >= 0)
+            cmt_json_i64(j, "world_size", p->hdr.world_size);
+        else
+            cmt_json_null(j, "world_size");
         cmt_json_str(j, "job_id", p->hdr.job_id[0] ? p->hdr.job_id : NULL);
         cmt_json_u64(j, "pid", r->pid);
-        if (r->worker_of >= 0) cmt_json_u64(j, "forked_by", R->rows[r->worker_of].pid);
-        else cmt_json_null(j, "forked_by");
+        if (r->worker_of >= 0)
+            cmt_json_u64(j, "forked_by", R->rows[r->worker_of].pid);
+        else
+            cmt_json_null(j, "forked_by");
         cmt_json_array(j, "uuids");
-        for (size_t k = 0; k < r->nuuids; k++) cmt_json_str(j, NULL, r->uuids[k]);
+        for (size_t k = 0; k < r->nuuids; k++)
+            cmt_json_str(j, NULL, r->uuids[k]);
         cmt_json_array_end(j);
         cmt_json_u64(j, "peak_bytes", r->peak_bytes);
         cmt_json_u64(j, "leaked_bytes", r->leaked_bytes);
@@ -77,13 +87,16 @@ static void ranks_json(const struct cmt_analysis *a, struct cmt_json *j) {
         cmt_json_object(j, NULL);
         cmt_json_str(j, "uuid", sg->uuid);
         cmt_json_array(j, "pids");
-        for (size_t k = 0; k < sg->n; k++) cmt_json_u64(j, NULL, R->rows[sg->rows[k]].pid);
+        for (size_t k = 0; k < sg->n; k++)
+            cmt_json_u64(j, NULL, R->rows[sg->rows[k]].pid);
         cmt_json_array_end(j);
         cmt_json_array(j, "ranks");
         for (size_t k = 0; k < sg->n; k++) {
             int32_t rk = R->rows[sg->rows[k]].rank;
-            if (rk >= 0) cmt_json_i64(j, NULL, rk);
-            else cmt_json_null(j, NULL);
+            if (rk >= 0)
+                cmt_json_i64(j, NULL, rk);
+            else
+                cmt_json_null(j, NULL);
         }
         cmt_json_array_end(j);
         cmt_json_object_end(j);
@@ -91,10 +104,14 @@ static void ranks_json(const struct cmt_analysis *a, struct cmt_json *j) {
     cmt_json_array_end(j);
     cmt_json_object(j, "rank_imbalance");
     cmt_json_u64(j, "ranks_compared", R ? R->ngroups : 0);
-    if (R && R->peak_max_over_mean > 0) cmt_json_double(j, "peak_max_over_mean", R->peak_max_over_mean);
-    else cmt_json_null(j, "peak_max_over_mean");
-    if (R && R->leak_max_over_median > 0) cmt_json_double(j, "leak_max_over_median", R->leak_max_over_median);
-    else cmt_json_null(j, "leak_max_over_median");
+    if (R && R->peak_max_over_mean > 0)
+        cmt_json_double(j, "peak_max_over_mean", R->peak_max_over_mean);
+    else
+        cmt_json_null(j, "peak_max_over_mean");
+    if (R && R->leak_max_over_median > 0)
+        cmt_json_double(j, "leak_max_over_median", R->leak_max_over_median);
+    else
+        cmt_json_null(j, "leak_max_over_median");
     cmt_json_array(j, "outliers");
     char line[512];
     for (size_t i = 0; R && i < R->noutliers; i++)
@@ -230,16 +247,22 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_u64(j, "pid", p->hdr.pid);
         cmt_json_u64(j, "ppid", p->hdr.ppid);
         cmt_json_str(j, "host", p->hdr.host);
-        if (p->hdr.rank >= 0) cmt_json_i64(j, "rank", p->hdr.rank);
-        else cmt_json_null(j, "rank");
-        if (p->hdr.world_size >= 0) cmt_json_i64(j, "world_size", p->hdr.world_size);
-        else cmt_json_null(j, "world_size");
+        if (p->hdr.rank >= 0)
+            cmt_json_i64(j, "rank", p->hdr.rank);
+        else
+            cmt_json_null(j, "rank");
+        if (p->hdr.world_size >= 0)
+            cmt_json_i64(j, "world_size", p->hdr.world_size);
+        else
+            cmt_json_null(j, "world_size");
         cmt_json_str(j, "job_id", p->hdr.job_id[0] ? p->hdr.job_id : NULL);
         cmt_json_str(j, "command", p->command);
         cmt_json_str(j, "exe", p->hdr.exe);
         cmt_json_str(j, "exit", p->exit);
-        if (p->replay.have_exit) cmt_json_i64(j, "exit_status", p->replay.exit_status);
-        else cmt_json_null(j, "exit_status");
+        if (p->replay.have_exit)
+            cmt_json_i64(j, "exit_status", p->replay.exit_status);
+        else
+            cmt_json_null(j, "exit_status");
         cmt_json_str(j, "dump", p->path);
         cmt_json_bool(j, "truncated", p->truncated);
         cmt_json_u64(j, "writers", p->writers);
@@ -250,7 +273,8 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
             CMT_COUNTERS(CN)
 #undef CN
         };
-        for (unsigned k = 0; k < CMT_CTR_COUNT; k++) cmt_json_u64(j, cn[k], p->hdr.counters[k]);
+        for (unsigned k = 0; k < CMT_CTR_COUNT; k++)
+            cmt_json_u64(j, cn[k], p->hdr.counters[k]);
         cmt_json_object_end(j);
         cmt_json_object_end(j);
     }
@@ -362,8 +386,10 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
-    if (a->peak_max_over_mean > 0) cmt_json_double(j, "peak_max_over_mean", a->peak_max_over_mean);
-    else cmt_json_null(j, "peak_max_over_mean");
+    if (a->peak_max_over_mean > 0)
+        cmt_json_double(j, "peak_max_over_mean", a->peak_max_over_mean);
+    else
+        cmt_json_null(j, "peak_max_over_mean");
     cmt_json_str(j, "outlier_uuid", a->outlier >= 0 ? a->gpus[a->outlier].uuid : NULL);
     cmt_json_str(j, "verdict", a->verdict);
     cmt_json_object_end(j);
@@ -371,7 +397,8 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     markers_json(a, j);
     heaps_json(a, j);
     cmt_json_object(j, "anomalies");
-    for (int k = 0; k < CMT_AN_COUNT; k++) cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
+    for (int k = 0; k < CMT_AN_COUNT; k++)
+        cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
     cmt_json_object_end(j);
     cmt_json_array(j, "suppressions");
     for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {

@@ -9,17 +9,22 @@
 
 const char *cmt_marker_kind_name(uint64_t flags) {
     switch (flags) {
-    case CMT_MARK_RANGE_PUSH: return "range";
-    case CMT_MARK_SIGNAL: return "signal";
-    default: return "mark";
+    case CMT_MARK_RANGE_PUSH:
+        return "range";
+    case CMT_MARK_SIGNAL:
+        return "signal";
+    default:
+        return "mark";
     }
 }
 
 const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_rank_outlier *o, char *buf, size_t cap) {
     const struct cmt_rank_row *r = &R->rows[o->row];
     char name[320], b1[32], b2[32];
-    if (r->rank >= 0) snprintf(name, sizeof name, "rank %d on host %s", r->rank, r->host);
-    else snprintf(name, sizeof name, "pid %u on host %s", r->pid, r->host);
+    if (r->rank >= 0)
+        snprintf(name, sizeof name, "rank %d on host %s", r->rank, r->host);
+    else
+        snprintf(name, sizeof name, "pid %u on host %s", r->pid, r->host);
     cmt_human_size(o->bytes, b1, sizeof b1);
     cmt_human_size(o->reference, b2, sizeof b2);
     switch (o->kind) {
@@ -30,7 +35,9 @@ const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_ra
     case CMT_OUTLIER_LEAK:
         snprintf(buf, cap, "%s leaks %s, %.*fx the median (%s)", name, b1, o->ratio < 10 ? 1 : 0, o->ratio, b2);
         break;
-    case CMT_OUTLIER_PEAK: snprintf(buf, cap, "%s peaks %.1fx the mean (%s vs %s)", name, o->ratio, b1, b2); break;
+    case CMT_OUTLIER_PEAK:
+        snprintf(buf, cap, "%s peaks %.1fx the mean (%s vs %s)", name, o->ratio, b1, b2);
+        break;
     case CMT_OUTLIER_OOM:
         snprintf(buf, cap, "%s ran out of memory (%llu OOM%s)", name, (unsigned long long)o->count,
                  o->count == 1 ? "" : "s");
@@ -57,11 +64,9 @@ void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent
     }
 }
 
-
 static double rel_s(const struct cmt_process *p, int64_t t) {
     return (double)(t - p->hdr.start_clock_ns) / 1e9;
 }
-
 
 static int worth_showing(const struct cmt_analysis *a) {
     const struct cmt_ranks *R = a->ranks;
@@ -73,8 +78,8 @@ static void ranks_text(const struct cmt_analysis *a, FILE *f) {
     const struct cmt_ranks *R = a->ranks;
     if (!worth_showing(a)) return;
     char b1[32], b2[32], rk[16], lr[16];
-    fprintf(f, "\nranks\n  %-16s %5s %5s %8s %10s %10s %5s  %s\n", "HOST", "RANK", "LOCAL", "PID", "PEAK", "LEAKED", "OOMS",
-            "GPUS");
+    fprintf(f, "\nranks\n  %-16s %5s %5s %8s %10s %10s %5s  %s\n", "HOST", "RANK", "LOCAL", "PID", "PEAK", "LEAKED",
+            "OOMS", "GPUS");
     for (size_t i = 0; i < R->nrows; i++) {
         const struct cmt_rank_row *r = &R->rows[i];
         snprintf(rk, sizeof rk, "%d", r->rank);
@@ -82,18 +87,23 @@ static void ranks_text(const struct cmt_analysis *a, FILE *f) {
         fprintf(f, "  %-16s %5s %5s %8u %10s %10s %5llu  ", r->host, r->rank >= 0 ? rk : "-",
                 r->local_rank >= 0 ? lr : "-", r->pid, cmt_human_size(r->peak_bytes, b1, sizeof b1),
                 cmt_human_size(r->leaked_bytes, b2, sizeof b2), (unsigned long long)r->ooms);
-        for (size_t k = 0; k < r->nuuids; k++) fprintf(f, "%s%s", k ? "," : "", r->uuids[k]);
+        for (size_t k = 0; k < r->nuuids; k++)
+            fprintf(f, "%s%s", k ? "," : "", r->uuids[k]);
         if (!r->nuuids) fprintf(f, "-");
         if (r->worker_of >= 0) fprintf(f, "  (forked by pid %u)", R->rows[r->worker_of].pid);
         fprintf(f, "\n");
     }
     if (R->ngroups >= 2) {
         fprintf(f, "  across %zu %s: peak max/mean ", R->ngroups, R->rows[0].rank >= 0 ? "ranks" : "processes");
-        if (R->peak_max_over_mean > 0) fprintf(f, "%.2f", R->peak_max_over_mean);
-        else fprintf(f, "-");
+        if (R->peak_max_over_mean > 0)
+            fprintf(f, "%.2f", R->peak_max_over_mean);
+        else
+            fprintf(f, "-");
         fprintf(f, ", leaked max/median ");
-        if (R->leak_max_over_median > 0) fprintf(f, "%.1f\n", R->leak_max_over_median);
-        else fprintf(f, "%s\n", R->leak_max_over_median < 0 ? "inf (median 0)" : "-");
+        if (R->leak_max_over_median > 0)
+            fprintf(f, "%.1f\n", R->leak_max_over_median);
+        else
+            fprintf(f, "%s\n", R->leak_max_over_median < 0 ? "inf (median 0)" : "-");
     }
     char line[512];
     for (size_t i = 0; i < R->noutliers; i++)
@@ -107,8 +117,10 @@ static void ranks_text(const struct cmt_analysis *a, FILE *f) {
         fprintf(f, "  shared GPU %s:", sg->uuid);
         for (size_t k = 0; k < sg->n; k++) {
             const struct cmt_rank_row *r = &R->rows[sg->rows[k]];
-            if (r->rank >= 0) fprintf(f, " pid %u (rank %d)", r->pid, r->rank);
-            else fprintf(f, " pid %u", r->pid);
+            if (r->rank >= 0)
+                fprintf(f, " pid %u (rank %d)", r->pid, r->rank);
+            else
+                fprintf(f, " pid %u", r->pid);
             fprintf(f, k + 1 < sg->n ? "," : "\n");
         }
     }
@@ -125,8 +137,9 @@ static void text_growth(struct cmt_analysis *a, size_t i, const struct cmt_growt
         snprintf(where, sizeof where, "device %lld%s%s", (long long)g->device, uu ? " " : "", uu ? uu : "");
     fprintf(f, "  +%s per \"%s\" %s over %llu markers (%s -> %s) on %s, pid %u\n",
             cmt_human_size((uint64_t)(g->bytes_per_marker + 0.5), b1, sizeof b1), g->label,
-            cmt_marker_kind_name(g->flags), (unsigned long long)g->markers, cmt_human_size(g->first_bytes, b2, sizeof b2),
-            cmt_human_size(g->last_bytes, b3, sizeof b3), where, a->procs[i].hdr.pid);
+            cmt_marker_kind_name(g->flags), (unsigned long long)g->markers,
+            cmt_human_size(g->first_bytes, b2, sizeof b2), cmt_human_size(g->last_bytes, b3, sizeof b3), where,
+            a->procs[i].hdr.pid);
     struct cmt_stack_sym st = cmt_analysis_stack(a, i, g->stack);
     cmt_print_frames(f, &st, "      ", SIZE_MAX);
     cmt_stack_sym_free(&st);
@@ -157,8 +170,8 @@ static void markers_text(struct cmt_analysis *a, FILE *f) {
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
         if (!r->marks.nmarkers) continue;
-        fprintf(f, "\n  pid %u: %zu marker%s%s", a->procs[i].hdr.pid, r->marks.nmarkers, r->marks.nmarkers == 1 ? "" : "s",
-                r->marks.dropped ? " (more were not kept)" : "");
+        fprintf(f, "\n  pid %u: %zu marker%s%s", a->procs[i].hdr.pid, r->marks.nmarkers,
+                r->marks.nmarkers == 1 ? "" : "s", r->marks.dropped ? " (more were not kept)" : "");
         for (size_t k = 0; k < r->marks.nmarkers; k += (r->marks.nmarkers > 1 ? r->marks.nmarkers - 1 : 1)) {
             const struct cmt_marker_rec *m = &r->marks.markers[k];
             uint64_t gpu = 0;
@@ -179,7 +192,8 @@ static void markers_text(struct cmt_analysis *a, FILE *f) {
     size_t shown = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->marks.ngrowth && shown < a->opts.top_n; k++, shown++) text_growth(a, i, &r->marks.growth[k], f);
+        for (size_t k = 0; k < r->marks.ngrowth && shown < a->opts.top_n; k++, shown++)
+            text_growth(a, i, &r->marks.growth[k], f);
     }
 }
 
@@ -199,11 +213,11 @@ static void heaps_text(struct cmt_analysis *a, FILE *f) {
                 snprintf(where, sizeof where, "device %lld (%s)", (long long)pl->device, u);
             else
                 snprintf(where, sizeof where, "device %lld", (long long)pl->device);
-            fprintf(f, "  pid %u heap 0x%llx \"%s\" %s on %s: %llu region%s live (%s), peak %s%s\n", a->procs[i].hdr.pid,
-                    (unsigned long long)pl->heap, pl->name ? pl->name : "", cmt_human_size(pl->size, b1, sizeof b1), where,
-                    (unsigned long long)pl->live_regions, pl->live_regions == 1 ? "" : "s",
-                    cmt_human_size(pl->live_bytes, b2, sizeof b2), cmt_human_size(pl->peak_bytes, b3, sizeof b3),
-                    pl->unregistered ? ", unregistered" : "");
+            fprintf(f, "  pid %u heap 0x%llx \"%s\" %s on %s: %llu region%s live (%s), peak %s%s\n",
+                    a->procs[i].hdr.pid, (unsigned long long)pl->heap, pl->name ? pl->name : "",
+                    cmt_human_size(pl->size, b1, sizeof b1), where, (unsigned long long)pl->live_regions,
+                    pl->live_regions == 1 ? "" : "s", cmt_human_size(pl->live_bytes, b2, sizeof b2),
+                    cmt_human_size(pl->peak_bytes, b3, sizeof b3), pl->unregistered ? ", unregistered" : "");
             for (size_t q = 0; q < pl->nleaks && q < a->opts.top_n; q++) {
                 fprintf(f, "    %s in %llu region%s still registered at the end:\n",
                         cmt_human_size(pl->leaks[q].bytes, b1, sizeof b1), (unsigned long long)pl->leaks[q].regions,
@@ -221,18 +235,18 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
     size_t top = a->opts.top_n;
     fprintf(f, "cumemtrack: %s leaked at %zu site%s in %zu process%s, %zu OOM%s, %llu anomal%s\n",
             cmt_human_size(a->leaked_bytes, b1, sizeof b1), a->nleaks, a->nleaks == 1 ? "" : "s", a->nprocs,
-            a->nprocs == 1 ? "" : "es", a->nooms, a->nooms == 1 ? "" : "s", (unsigned long long)cmt_analysis_anomalies(a),
-            cmt_analysis_anomalies(a) == 1 ? "y" : "ies");
+            a->nprocs == 1 ? "" : "es", a->nooms, a->nooms == 1 ? "" : "s",
+            (unsigned long long)cmt_analysis_anomalies(a), cmt_analysis_anomalies(a) == 1 ? "y" : "ies");
     fprintf(f, "\nprocesses\n");
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_process *p = &a->procs[i];
         fprintf(f, "  pid %u", p->hdr.pid);
         if (p->hdr.rank >= 0) fprintf(f, " rank %d", p->hdr.rank);
-        fprintf(f, " on %s, exit %s%s: %s\n", p->hdr.host[0] ? p->hdr.host : "?", p->exit, p->truncated ? " (truncated dump)" : "",
-                p->command && p->command[0] ? p->command : "?");
+        fprintf(f, " on %s, exit %s%s: %s\n", p->hdr.host[0] ? p->hdr.host : "?", p->exit,
+                p->truncated ? " (truncated dump)" : "", p->command && p->command[0] ? p->command : "?");
     }
-    fprintf(f, "\ndevices\n  %-7s %-4s %-40s %-14s %10s %10s %7s %7s  %s\n", "PID", "DEV", "UUID", "PCI", "PEAK", "LEAKED", "ALLOCS",
-            "FREES", "NAME");
+    fprintf(f, "\ndevices\n  %-7s %-4s %-40s %-14s %10s %10s %7s %7s  %s\n", "PID", "DEV", "UUID", "PCI", "PEAK",
+            "LEAKED", "ALLOCS", "FREES", "NAME");
     int anydev = 0;
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_replay *r = &a->procs[i].replay;
@@ -240,15 +254,16 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
             const struct cmt_devstate *d = &r->devs[k];
             if (!d->allocations && !d->peak && !d->leaked_bytes) continue; /* idle: JSON lists it */
             anydev = 1;
-            fprintf(f, "  %-7u %-4lld %-40s %-14s %10s %10s %7llu %7llu  %s\n", a->procs[i].hdr.pid, (long long)d->ordinal,
-                    cmt_device_uuid(d, u) ? u : "?", d->pci[0] ? d->pci : "?",
+            fprintf(f, "  %-7u %-4lld %-40s %-14s %10s %10s %7llu %7llu  %s\n", a->procs[i].hdr.pid,
+                    (long long)d->ordinal, cmt_device_uuid(d, u) ? u : "?", d->pci[0] ? d->pci : "?",
                     cmt_human_size(d->peak, b1, sizeof b1), cmt_human_size(d->leaked_bytes, b2, sizeof b2),
                     (unsigned long long)d->allocations, (unsigned long long)d->frees, d->name[0] ? d->name : "?");
         }
         if (r->host_peak || r->host_leaked)
             fprintf(f, "  %-7u %-4s %-40s %-14s %10s %10s %7llu %7llu  %s\n", a->procs[i].hdr.pid, "host", "-", "-",
                     cmt_human_size(r->host_peak, b1, sizeof b1), cmt_human_size(r->host_leaked, b2, sizeof b2),
-                    (unsigned long long)r->host_allocations, (unsigned long long)r->host_frees, "pinned/registered host memory");
+                    (unsigned long long)r->host_allocations, (unsigned long long)r->host_frees,
+                    "pinned/registered host memory");
     }
     if (!anydev) fprintf(f, "  (no device memory recorded)\n");
     if (a->nleaks) {
@@ -258,10 +273,15 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
             const char *kn = cmt_kind_name(l->leak->kind);
             fprintf(f, "  #%zu %s in %llu allocation%s (%s) on ", i + 1, cmt_human_size(l->leak->bytes, b1, sizeof b1),
                     (unsigned long long)l->leak->allocations, l->leak->allocations == 1 ? "" : "s", kn ? kn : "?");
-            if (l->leak->device >= 0) fprintf(f, "device %lld%s%s%s", (long long)l->leak->device, l->uuid ? " (" : "", l->uuid ? l->uuid : "", l->uuid ? ")" : "");
-            else fprintf(f, "host");
+            if (l->leak->device >= 0)
+                fprintf(f, "device %lld%s%s%s", (long long)l->leak->device, l->uuid ? " (" : "", l->uuid ? l->uuid : "",
+                        l->uuid ? ")" : "");
+            else
+                fprintf(f, "host");
             fprintf(f, ", pid %u, live %s\n", a->procs[l->proc].hdr.pid,
-                    l->leak->at == CMT_AT_DIED ? "when it died" : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown" : "at exit");
+                    l->leak->at == CMT_AT_DIED       ? "when it died"
+                    : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown"
+                                                     : "at exit");
             cmt_print_frames(f, &l->stack, "      ", SIZE_MAX);
         }
     } else
@@ -291,17 +311,18 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
             for (size_t k = 0; k < r->nooms; k++) {
                 const struct cmt_oom *o = &r->ooms[k];
                 const struct cmt_devstate *d = o->device >= 0 ? cmt_replay_device(r, o->device) : NULL;
-                fprintf(f, "  pid %u device %lld at t=%.6fs: requested %s with %s live", a->procs[i].hdr.pid, (long long)o->device,
-                        rel_s(&a->procs[i], o->time_ns), cmt_human_size(o->requested, b1, sizeof b1),
-                        cmt_human_size(o->live_bytes, b2, sizeof b2));
+                fprintf(f, "  pid %u device %lld at t=%.6fs: requested %s with %s live", a->procs[i].hdr.pid,
+                        (long long)o->device, rel_s(&a->procs[i], o->time_ns),
+                        cmt_human_size(o->requested, b1, sizeof b1), cmt_human_size(o->live_bytes, b2, sizeof b2));
                 if (d && d->total) fprintf(f, " of %s", cmt_human_size(d->total, b3, sizeof b3));
                 fprintf(f, "\n");
                 struct cmt_stack_sym st = cmt_analysis_stack(a, i, o->stack);
                 cmt_print_frames(f, &st, "      ", SIZE_MAX);
                 cmt_stack_sym_free(&st);
                 for (size_t s = 0; s < o->ntop && s < top; s++) {
-                    fprintf(f, "    live then: %s in %llu allocation%s\n", cmt_human_size(o->top[s].bytes, b1, sizeof b1),
-                            (unsigned long long)o->top[s].allocations, o->top[s].allocations == 1 ? "" : "s");
+                    fprintf(f, "    live then: %s in %llu allocation%s\n",
+                            cmt_human_size(o->top[s].bytes, b1, sizeof b1), (unsigned long long)o->top[s].allocations,
+                            o->top[s].allocations == 1 ? "" : "s");
                     st = cmt_analysis_stack(a, i, o->top[s].stack);
                     cmt_print_frames(f, &st, "        ", SIZE_MAX);
                     cmt_stack_sym_free(&st);
@@ -317,14 +338,15 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
         fprintf(f, "\nanomalies\n");
         for (int k = 0; k < CMT_AN_COUNT; k++)
             if (a->anomalies[k])
-                fprintf(f, "  %-21s %6llu  %s\n", cmt_anomaly_names[k], (unsigned long long)a->anomalies[k], cmt_anomaly_hint(k));
+                fprintf(f, "  %-21s %6llu  %s\n", cmt_anomaly_names[k], (unsigned long long)a->anomalies[k],
+                        cmt_anomaly_hint(k));
     }
     if (a->opts.suppressions && a->opts.suppressions->n) {
         fprintf(f, "\nsuppressions\n");
         for (size_t k = 0; k < a->opts.suppressions->n; k++) {
             const struct cmt_suppression *s = &a->opts.suppressions->v[k];
-            fprintf(f, "  leak:%s  %llu leak%s, %s\n", s->pattern, (unsigned long long)s->leaks, s->leaks == 1 ? "" : "s",
-                    cmt_human_size(s->bytes, b1, sizeof b1));
+            fprintf(f, "  leak:%s  %llu leak%s, %s\n", s->pattern, (unsigned long long)s->leaks,
+                    s->leaks == 1 ? "" : "s", cmt_human_size(s->bytes, b1, sizeof b1));
         }
     }
 }

@@ -9,7 +9,7 @@
 #include "heaps.h"
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
-    "unknown_free", "double_free",     "failed_free",     "failed_calls",  "dropped_events",      "dropped_stacks",
+    "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
     "table_full",   "truncated_dumps", "died_processes", "unmatched_proc", "captured_allocations",
 };
 
@@ -28,7 +28,6 @@ struct live {
 #define FREED_RING 65536
 #define DEV_SMALL 64
 
-
 struct cmt_replay_live {
     struct cmt_htab live;
     struct cmt_htab freed; /* recently freed keys, bounded by the ring */
@@ -41,7 +40,7 @@ struct cmt_replay_live {
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
     struct cmt_stack *stacks;
     size_t nstacks, capstacks;
-    struct cmt_htab dev_map; /* (ordinal, 0) -> devs index */
+    struct cmt_htab dev_map;       /* (ordinal, 0) -> devs index */
     uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
     size_t capdevs;
     struct cmt_htab ctx_map; /* (ctx, 0) -> ctxdev index */
@@ -59,7 +58,9 @@ struct cmt_replay_live {
 
 /* Out of memory: what the record should have changed is lost, so the figures are wrong; the
  * analysis refuses to report them (analysis.c). */
-static void lost(struct cmt_replay *r) { r->out_of_memory++; }
+static void lost(struct cmt_replay *r) {
+    r->out_of_memory++;
+}
 
 static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
     c->proc = r->observer_id;
@@ -69,9 +70,14 @@ static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
 /* A (stack, device) counter of a GPU changed by bytes (up or down). */
 static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
     if (!r->observer || r->t->snapshot_only || s->device < 0) return;
-    struct cmt_live_change c = {.kind = CMT_CHANGE_STACK, .record = e->type, .time_ns = e->time_ns,
-                                .device = s->device, .dev = cmt_replay_device(r, s->device),
-                                .stack = s->stack, .stack_bytes = s->bytes, .up = up};
+    struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
+                                .record = e->type,
+                                .time_ns = e->time_ns,
+                                .device = s->device,
+                                .dev = cmt_replay_device(r, s->device),
+                                .stack = s->stack,
+                                .stack_bytes = s->bytes,
+                                .up = up};
     notify(r, &c);
 }
 
@@ -84,7 +90,8 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
     cmt_htab_init(&t->freed, sizeof(struct cmt_hkey), 1024);
     struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map, &t->api_map, &t->leak_map};
-    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++) cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
     r->t->ring_ptr = calloc(FREED_RING, sizeof(uint64_t));
     r->t->ring_space = calloc(FREED_RING, 1);
     if (!r->t->ring_ptr || !r->t->ring_space) return -1;
@@ -176,7 +183,8 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
         const struct cmt_stack_live *s = &t->sdc[i];
         if (s->device != device || !s->bytes) continue;
         size_t pos = k;
-        while (pos > 0 && (top[pos - 1].bytes < s->bytes || (top[pos - 1].bytes == s->bytes && top[pos - 1].stack > s->stack)))
+        while (pos > 0 &&
+               (top[pos - 1].bytes < s->bytes || (top[pos - 1].bytes == s->bytes && top[pos - 1].stack > s->stack)))
             pos--;
         if (pos >= n) continue;
         size_t last = k < n ? k : n - 1;
@@ -202,8 +210,10 @@ static void take_snapshot(struct cmt_replay *r, struct cmt_devstate *d) {
 static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d) {
     if (!d->snap_pending) return;
     if (r->t->snapshot_only) return;
-    if (!d->has_snap || d->peak - d->snap_peak > d->snap_peak / 100) take_snapshot(r, d);
-    else d->snap_pending = 0;
+    if (!d->has_snap || d->peak - d->snap_peak > d->snap_peak / 100)
+        take_snapshot(r, d);
+    else
+        d->snap_pending = 0;
 }
 
 static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
@@ -337,8 +347,10 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     struct live *l = cmt_htab_find(&t->live, e->ptr, space);
     if (!l) {
         if (!t->snapshot_only) {
-            if (t->freed.n && cmt_htab_find(&t->freed, e->ptr, space)) r->anomalies[CMT_AN_DOUBLE_FREE]++;
-            else r->anomalies[CMT_AN_UNKNOWN_FREE]++;
+            if (t->freed.n && cmt_htab_find(&t->freed, e->ptr, space))
+                r->anomalies[CMT_AN_DOUBLE_FREE]++;
+            else
+                r->anomalies[CMT_AN_UNKNOWN_FREE]++;
         }
         return;
     }
@@ -359,7 +371,8 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
         struct live *l = cmt_htab_at(&t->live, i);
         int match = 0;
         if (l->k.used) {
-            if (e->ctx) match = l->ctx == e->ctx;
+            if (e->ctx)
+                match = l->ctx == e->ctx;
             else
                 match = l->device == e->device || (l->device < 0 && cmt_replay_ctx_device(r, l->ctx) == e->device);
         }
@@ -515,7 +528,8 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.label_len = e->str1_len;
         notify(r, &c);
         return;
-    default: return;
+    default:
+        return;
     }
 }
 
@@ -535,8 +549,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             if (e->device >= 0) {
                 struct cmt_devstate *d = dev_get(r, e->device);
                 if (d) {
-                    if (e->type == CMT_REC_ALLOC) d->allocations++;
-                    else if (d->frees) d->frees--;
+                    if (e->type == CMT_REC_ALLOC)
+                        d->allocations++;
+                    else if (d->frees)
+                        d->frees--;
                 }
             } else if (e->type == CMT_REC_ALLOC)
                 r->host_allocations++;
@@ -740,8 +756,10 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             }
             struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
             *c = *e;
-            if (hot_event(c->type)) prefetch_event(r, c, n);
-            else blocked = 1;
+            if (hot_event(c->type))
+                prefetch_event(r, c, n);
+            else
+                blocked = 1;
             n++;
         }
         if (!n) return rc;
@@ -776,7 +794,8 @@ int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
             for (size_t i = 0; i < r->ndevs; i++)
                 if (r->devs[i].peak_seq > maxseq) maxseq = r->devs[i].peak_seq;
             cmt_dump_rewind(d);
-            while (p2.t->target_seq && cmt_dump_next(d, &e) > 0 && e->seq <= maxseq) cmt_replay_event(&p2, e);
+            while (p2.t->target_seq && cmt_dump_next(d, &e) > 0 && e->seq <= maxseq)
+                cmt_replay_event(&p2, e);
             for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++)
                 if (p2.devs[i].has_snap && p2.devs[i].snap_seq == r->devs[i].peak_seq) {
                     free(r->devs[i].peak_top);
@@ -808,7 +827,8 @@ void cmt_replay_trim(struct cmt_replay *r) {
 
 void cmt_replay_free(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
-    for (size_t i = 0; i < r->ndevs; i++) free(r->devs[i].peak_top);
+    for (size_t i = 0; i < r->ndevs; i++)
+        free(r->devs[i].peak_top);
     free(r->devs);
     free(r->leaks);
     for (size_t i = 0; i < r->nooms; i++) {
@@ -833,13 +853,15 @@ void cmt_replay_free(struct cmt_replay *r) {
         cmt_htab_free(&t->sdc_map);
         free(t->sdc);
         cmt_htab_free(&t->stack_map);
-        for (size_t i = 0; i < t->nstacks; i++) free((void *)t->stacks[i].frames);
+        for (size_t i = 0; i < t->nstacks; i++)
+            free((void *)t->stacks[i].frames);
         free(t->stacks);
         cmt_htab_free(&t->dev_map);
         cmt_htab_free(&t->ctx_map);
         free(t->ctxdev);
         cmt_htab_free(&t->api_map);
-        for (size_t i = 0; i < t->napi; i++) free(t->api_names[i]);
+        for (size_t i = 0; i < t->napi; i++)
+            free(t->api_names[i]);
         free(t->api_names);
         cmt_htab_free(&t->leak_map);
         free(t->target_seq);

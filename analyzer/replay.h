@@ -48,7 +48,7 @@ struct cmt_devstate {
     uint64_t allocations, frees, live, live_count, peak;
     int64_t peak_time;
     uint64_t peak_seq;
-    uint64_t observed_live;     /* live bytes at the last CMT_CHANGE_LIVE */
+    uint64_t observed_live; /* live bytes at the last CMT_CHANGE_LIVE */
     uint64_t leaked_bytes, leaked_allocations;
     /* top stacks live at the peak */
     struct cmt_stack_bytes *peak_top;
@@ -60,7 +60,7 @@ struct cmt_devstate {
 struct cmt_leak {
     int64_t device; /* -1: host */
     uint64_t kind, stack;
-    int at;         /* enum cmt_leak_at */
+    int at; /* enum cmt_leak_at */
     uint64_t bytes, requested, allocations;
 };
 
@@ -68,9 +68,9 @@ struct cmt_oom {
     int64_t device;
     uint64_t requested, stack, api, seq;
     int64_t time_ns;
-    uint64_t live_bytes;        /* that device's live bytes then */
+    uint64_t live_bytes; /* that device's live bytes then */
     size_t nlive;
-    int64_t *live_dev;          /* every device of the process */
+    int64_t *live_dev; /* every device of the process */
     uint64_t *live_bytes_dev;
     struct cmt_stack_bytes *top; /* top live stacks on that device then */
     size_t ntop;
@@ -91,7 +91,6 @@ enum cmt_anomaly {
     CMT_AN_COUNT
 };
 extern const char *const cmt_anomaly_names[CMT_AN_COUNT];
-
 
 struct cmt_replay_live; /* internal tables */
 struct cmt_replay;
@@ -125,10 +124,10 @@ struct cmt_live_change {
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
 
 struct cmt_replay {
-    size_t top_n;             /* stacks kept per peak / OOM snapshot */
-    cmt_observer observer;    /* told about live changes, OOMs and markers (may be NULL) */
+    size_t top_n;          /* stacks kept per peak / OOM snapshot */
+    cmt_observer observer; /* told about live changes, OOMs and markers (may be NULL) */
     void *observer_arg;
-    size_t observer_id;       /* passed as change.proc */
+    size_t observer_id; /* passed as change.proc */
 
     uint64_t events;
     int64_t first_time, last_time;
@@ -137,7 +136,7 @@ struct cmt_replay {
     int64_t exit_status;
     uint64_t anomalies[CMT_AN_COUNT];
     uint64_t unmatched_records;
-    uint64_t out_of_memory;   /* records whose effect was lost for lack of memory: figures are wrong */
+    uint64_t out_of_memory; /* records whose effect was lost for lack of memory: figures are wrong */
 
     struct cmt_devstate *devs; /* GPUs (ordinal >= 0), sorted by ordinal after cmt_replay_finish */
     size_t ndevs;
@@ -150,7 +149,7 @@ struct cmt_replay {
     struct cmt_module *mods;
     size_t nmods;
     struct cmt_marker_log marks; /* markers and the stacks growing across them (growth.h) */
-    struct cmt_heaps *heaps;   /* NVTX memory heaps (heaps.h), NULL until one is seen */
+    struct cmt_heaps *heaps;     /* NVTX memory heaps (heaps.h), NULL until one is seen */
 
     struct cmt_replay_live *t; /* internal */
 };
@@ -180,6 +179,6 @@ const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api); /* NU
  * (no DEVICE record, host memory: device < 0). */
 const char *cmt_device_uuid(const struct cmt_devstate *d, char *buf);
 const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *buf);
-int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx);   /* -2 if unknown */
+int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx); /* -2 if unknown */
 
 #endif

@@ -24,7 +24,8 @@ static int glob(const char *p, const char *t) {
         } else
             return 0;
     }
-    while (*p == '*') p++;
+    while (*p == '*')
+        p++;
     return !*p;
 }
 
@@ -35,8 +36,10 @@ int cmt_suppress_match(const char *pattern, const char *text) {
     if (n + 3 > sizeof buf) return 0;
     const char *p = pattern;
     size_t k = 0;
-    if (*p == '^') p++;
-    else buf[k++] = '*';
+    if (*p == '^')
+        p++;
+    else
+        buf[k++] = '*';
     size_t plen = strlen(p);
     int anchored_end = plen && p[plen - 1] == '$';
     memcpy(buf + k, p, plen - (size_t)anchored_end);
@@ -57,9 +60,11 @@ int cmt_suppress_load(struct cmt_suppressions *s, const char *path, char *err, s
     while (fgets(line, sizeof line, f)) {
         lineno++;
         char *p = line;
-        while (*p == ' ' || *p == '\t') p++;
+        while (*p == ' ' || *p == '\t')
+            p++;
         size_t n = strlen(p);
-        while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t')) p[--n] = 0;
+        while (n && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' ' || p[n - 1] == '\t'))
+            p[--n] = 0;
         if (!*p || *p == '#') continue;
         if (strncmp(p, "leak:", 5) != 0) {
             snprintf(err, errlen, "%s:%d: expected leak:PATTERN", path, lineno);
@@ -88,7 +93,8 @@ int cmt_suppress_load(struct cmt_suppressions *s, const char *path, char *err, s
 }
 
 void cmt_suppress_free(struct cmt_suppressions *s) {
-    for (size_t i = 0; i < s->n; i++) free(s->v[i].pattern);
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i].pattern);
     free(s->v);
     s->v = NULL;
     s->n = 0;

@@ -127,13 +127,16 @@ static int file_build_id_matches(const char *file, const uint8_t *id, size_t idl
     return ok;
 }
 
-static int exists(const char *p) { return access(p, R_OK) == 0; }
+static int exists(const char *p) {
+    return access(p, R_OK) == 0;
+}
 
 /* Finds the file to read for module m into buf; returns 0 when none. */
 static int locate(struct cmt_symbolizer *s, const struct cmt_module *m, char *buf, size_t cap) {
     char hex[2 * 64 + 1] = "";
     size_t idlen = m->build_id_len < 64 ? m->build_id_len : 64;
-    for (size_t i = 0; i < idlen; i++) snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+    for (size_t i = 0; i < idlen; i++)
+        snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
     const char *dirs[2] = {s->debug_dir, "/usr/lib/debug"};
     if (idlen >= 2) {
         for (int i = 0; i < 2; i++) {
@@ -159,7 +162,8 @@ static struct smod *get_mod(struct cmt_symbolizer *s, const struct cmt_module *m
     char *key = malloc(klen);
     if (!key) return NULL;
     char *p = key + sprintf(key, "%s\n", m->path);
-    for (size_t i = 0; i < m->build_id_len; i++) p += sprintf(p, "%02x", m->build_id[i]);
+    for (size_t i = 0; i < m->build_id_len; i++)
+        p += sprintf(p, "%02x", m->build_id[i]);
     struct smod *sm;
     HASH_FIND_STR(s->mods, key, sm);
     if (sm) {

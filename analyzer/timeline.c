@@ -11,7 +11,7 @@
 
 struct tl_dev {
     int64_t device;
-    size_t series;               /* index into the process' series, (size_t)-1: none yet */
+    size_t series;                 /* index into the process' series, (size_t)-1: none yet */
     uint64_t top_stack, top_bytes; /* the stack with the most bytes live on it (dirty: to recompute) */
     int dirty;
 };
@@ -40,7 +40,9 @@ int cmt_tl_begin(void *arg, size_t nprocs) {
     return 0;
 }
 
-double cmt_tl_seconds(int64_t t) { return (double)t / 1e9; }
+double cmt_tl_seconds(int64_t t) {
+    return (double)t / 1e9;
+}
 
 const char *cmt_tl_iso(const struct cmt_process *p, int64_t t, char *buf, size_t cap) {
     int64_t ns = p->hdr.start_realtime_ns + t;
@@ -190,10 +192,14 @@ static void add_mark(struct cmt_tl_proc *p, struct cmt_tl_mark m, const char *la
 
 static const char *event_name(uint8_t record) {
     switch (record) {
-    case CMT_REC_ALLOC: return "alloc";
-    case CMT_REC_FREE: return "free";
-    case CMT_REC_RETRACK: return "retrack";
-    default: return "teardown";
+    case CMT_REC_ALLOC:
+        return "alloc";
+    case CMT_REC_FREE:
+        return "free";
+    case CMT_REC_RETRACK:
+        return "retrack";
+    default:
+        return "teardown";
     }
 }
 
@@ -251,12 +257,16 @@ int cmt_tl_finish(struct cmt_tl *tl) {
     if (!tl->series || !tl->marks) tl->out_of_memory = 1;
     for (size_t i = 0; i < tl->npst; i++) {
         struct cmt_tl_proc *p = &tl->pst[i];
-        if (tl->series) memcpy(tl->series + tl->nseries, p->series, p->nseries * sizeof *p->series);
+        if (tl->series)
+            memcpy(tl->series + tl->nseries, p->series, p->nseries * sizeof *p->series);
         else
-            for (size_t k = 0; k < p->nseries; k++) free(p->series[k].b);
-        if (tl->marks) memcpy(tl->marks + tl->nmarks, p->marks, p->nmarks * sizeof *p->marks);
+            for (size_t k = 0; k < p->nseries; k++)
+                free(p->series[k].b);
+        if (tl->marks)
+            memcpy(tl->marks + tl->nmarks, p->marks, p->nmarks * sizeof *p->marks);
         else
-            for (size_t k = 0; k < p->nmarks; k++) free(p->marks[k].label);
+            for (size_t k = 0; k < p->nmarks; k++)
+                free(p->marks[k].label);
         if (tl->series) tl->nseries += p->nseries;
         if (tl->marks) tl->nmarks += p->nmarks;
         free(p->series);
@@ -270,15 +280,19 @@ int cmt_tl_finish(struct cmt_tl *tl) {
 }
 
 void cmt_tl_free(struct cmt_tl *tl) {
-    for (size_t i = 0; i < tl->nseries; i++) free(tl->series[i].b);
+    for (size_t i = 0; i < tl->nseries; i++)
+        free(tl->series[i].b);
     free(tl->series);
-    for (size_t i = 0; i < tl->nmarks; i++) free(tl->marks[i].label);
+    for (size_t i = 0; i < tl->nmarks; i++)
+        free(tl->marks[i].label);
     free(tl->marks);
     for (size_t i = 0; i < tl->npst; i++) {
         struct cmt_tl_proc *p = &tl->pst[i];
-        for (size_t k = 0; k < p->nseries; k++) free(p->series[k].b);
+        for (size_t k = 0; k < p->nseries; k++)
+            free(p->series[k].b);
         free(p->series);
-        for (size_t k = 0; k < p->nmarks; k++) free(p->marks[k].label);
+        for (size_t k = 0; k < p->nmarks; k++)
+            free(p->marks[k].label);
         free(p->marks);
         free(p->devs);
     }

@@ -33,14 +33,14 @@ struct cmt_tl_bucket {
 };
 
 struct cmt_tl_series {
-    size_t proc;        /* index into the analysis' procs */
-    int64_t device;     /* ordinal as the process saw it */
+    size_t proc;    /* index into the analysis' procs */
+    int64_t device; /* ordinal as the process saw it */
     uint64_t peak;
     int64_t peak_t;
     uint64_t peak_top_stack, peak_top_bytes;
     uint64_t last;
     int64_t tlast;
-    int64_t width;      /* ns per bucket */
+    int64_t width;           /* ns per bucket */
     struct cmt_tl_bucket *b; /* nbuckets */
 };
 
@@ -49,21 +49,21 @@ enum cmt_tl_mark_kind { CMT_TL_OOM = 1, CMT_TL_MARKER = 2 };
 struct cmt_tl_mark {
     int kind;
     size_t proc;
-    int64_t t, device;  /* device: OOM only (-1 host) */
+    int64_t t, device;               /* device: OOM only (-1 host) */
     uint64_t requested, live, stack; /* OOM: request, that device's live bytes then, stack id */
-    char *label;        /* MARKER label (malloc'd), OOM api name or NULL */
+    char *label;                     /* MARKER label (malloc'd), OOM api name or NULL */
 };
 
 struct cmt_tl_row {
     size_t proc;
-    int64_t t;          /* ns since the process start */
-    int64_t device;     /* -1: none (a marker applies to the process) */
-    const char *uuid;   /* "GPU-..." or NULL */
-    uint64_t live;      /* that device's live bytes after the event */
-    const char *event;  /* "alloc" "free" "retrack" "teardown" "oom" "marker" */
-    const char *label;  /* marker label / OOM api, may be NULL */
+    int64_t t;         /* ns since the process start */
+    int64_t device;    /* -1: none (a marker applies to the process) */
+    const char *uuid;  /* "GPU-..." or NULL */
+    uint64_t live;     /* that device's live bytes after the event */
+    const char *event; /* "alloc" "free" "retrack" "teardown" "oom" "marker" */
+    const char *label; /* marker label / OOM api, may be NULL */
     size_t label_len;
-    uint64_t size;      /* OOM: the request */
+    uint64_t size; /* OOM: the request */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);
@@ -71,17 +71,17 @@ typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);
 struct cmt_tl_proc; /* internal per-process state */
 
 struct cmt_tl {
-    struct cmt_analysis *a;   /* the analysis being loaded (procs[] is filled as dumps are read) */
-    size_t nbuckets;          /* 0: no series */
-    cmt_tl_row_fn row;        /* may be NULL */
+    struct cmt_analysis *a; /* the analysis being loaded (procs[] is filled as dumps are read) */
+    size_t nbuckets;        /* 0: no series */
+    cmt_tl_row_fn row;      /* may be NULL */
     void *row_arg;
     struct cmt_tl_series *series;
     size_t nseries, capseries;
     struct cmt_tl_mark *marks;
     size_t nmarks, capmarks;
-    struct cmt_tl_proc *pst;  /* per process, until cmt_tl_finish */
+    struct cmt_tl_proc *pst; /* per process, until cmt_tl_finish */
     size_t npst;
-    int out_of_memory;        /* something was lost: the series or marks are incomplete */
+    int out_of_memory; /* something was lost: the series or marks are incomplete */
 };
 
 void cmt_tl_init(struct cmt_tl *tl, struct cmt_analysis *a, size_t nbuckets);

@@ -57,7 +57,8 @@ static int htab_grow(struct cmt_htab *t) {
         const struct cmt_hkey *k = KEY(t, i);
         if (!k->used) continue;
         size_t j = mix(k->a, k->b) & (ncap - 1);
-        while (KEY(&nt, j)->used) j = (j + 1) & (ncap - 1);
+        while (KEY(&nt, j)->used)
+            j = (j + 1) & (ncap - 1);
         memcpy(cmt_htab_at(&nt, j), k, t->esz);
     }
     free(t->e);
@@ -127,7 +128,8 @@ uint32_t cmt_htab_get(const struct cmt_htab *t, uint64_t a, uint64_t b) {
 int cmt_grow(void **p, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap) return 0;
     size_t ncap = *cap ? *cap * 2 : 16;
-    while (ncap < need) ncap *= 2;
+    while (ncap < need)
+        ncap *= 2;
     void *np = realloc(*p, ncap * elem);
     if (!np) return -1;
     memset((char *)np + *cap * elem, 0, (ncap - *cap) * elem);
@@ -163,13 +165,19 @@ int cmt_parse_size(const char *s, uint64_t *out) {
     uint64_t m = 1;
     if (*end) {
         char c = (char)toupper((unsigned char)*end);
-        if (c == 'B' && !end[1]) m = 1;
+        if (c == 'B' && !end[1])
+            m = 1;
         else {
-            if (c == 'K') m = 1ull << 10;
-            else if (c == 'M') m = 1ull << 20;
-            else if (c == 'G') m = 1ull << 30;
-            else if (c == 'T') m = 1ull << 40;
-            else return -1;
+            if (c == 'K')
+                m = 1ull << 10;
+            else if (c == 'M')
+                m = 1ull << 20;
+            else if (c == 'G')
+                m = 1ull << 30;
+            else if (c == 'T')
+                m = 1ull << 40;
+            else
+                return -1;
             const char *r = end + 1;
             if (*r && strcmp(r, "iB") && strcmp(r, "B") && strcmp(r, "ib")) return -1;
         }

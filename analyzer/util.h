@@ -36,7 +36,9 @@ void *cmt_htab_put(struct cmt_htab *t, uint64_t a, uint64_t b, int *existed);
 /* Removes an entry; another entry may move into its slot. */
 void cmt_htab_del(struct cmt_htab *t, void *entry);
 /* Entry i (i < cap) for iteration: check ->used. */
-static inline void *cmt_htab_at(const struct cmt_htab *t, size_t i) { return t->e + i * t->esz; }
+static inline void *cmt_htab_at(const struct cmt_htab *t, size_t i) {
+    return t->e + i * t->esz;
+}
 void cmt_htab_prefetch(const struct cmt_htab *t, uint64_t a, uint64_t b);
 /* Map use: the value (index + 1; 0 when newly added) of key (a, b), NULL when out of memory. */
 uint32_t *cmt_htab_slot(struct cmt_htab *t, uint64_t a, uint64_t b);

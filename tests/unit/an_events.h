@@ -38,7 +38,8 @@ static inline void an_device(struct cmt_replay *r, int64_t ord, uint8_t uuid_byt
     cmt_replay_event(r, &e);
 }
 
-static inline void an_alloc(struct cmt_replay *r, int64_t dev, uint64_t ptr, uint64_t size, uint64_t stack, uint64_t ctx) {
+static inline void an_alloc(struct cmt_replay *r, int64_t dev, uint64_t ptr, uint64_t size, uint64_t stack,
+                            uint64_t ctx) {
     struct cmt_event e = an_ev(CMT_REC_ALLOC);
     e.device = dev;
     e.ptr = ptr;

@@ -12,7 +12,7 @@
 struct proc_spec {
     int32_t rank;
     uint32_t pid, ppid;
-    uint8_t uuid;            /* the GPU it allocates on (device 0) */
+    uint8_t uuid; /* the GPU it allocates on (device 0) */
     uint64_t peak, leak;
 };
 
@@ -62,7 +62,8 @@ static void build(struct cmt_analysis *a, const struct proc_spec *s, size_t n) {
 }
 
 static void done(struct cmt_analysis *a) {
-    for (size_t i = 0; i < a->nprocs; i++) cmt_replay_free(&a->procs[i].replay);
+    for (size_t i = 0; i < a->nprocs; i++)
+        cmt_replay_free(&a->procs[i].replay);
     cmt_ranks_free(a->ranks);
     free(a->procs);
     free(a->gpus);
@@ -89,8 +90,7 @@ static void test_peak_outlier(void) {
 
 static void test_balanced_with_worker_and_shared_gpu(void) {
     /* rank 0 forked a worker (pid 11) on the same GPU; ranks 0 and 1 peak alike; rank 1 leaks */
-    const struct proc_spec s[] = {
-        {0, 10, 1, 1, 900, 0}, {0, 11, 10, 1, 100, 0}, {1, 20, 1, 2, 1000, 300}};
+    const struct proc_spec s[] = {{0, 10, 1, 1, 900, 0}, {0, 11, 10, 1, 100, 0}, {1, 20, 1, 2, 1000, 300}};
     struct cmt_analysis a;
     build(&a, s, 3);
     const struct cmt_ranks *R = a.ranks;
@@ -107,7 +107,9 @@ static void test_balanced_with_worker_and_shared_gpu(void) {
 int main(void) {
     test_peak_outlier();
     test_balanced_with_worker_and_shared_gpu();
-    if (an_failures) fprintf(stderr, "test_ranks: %d check(s) failed\n", an_failures);
-    else printf("test_ranks: ok\n");
+    if (an_failures)
+        fprintf(stderr, "test_ranks: %d check(s) failed\n", an_failures);
+    else
+        printf("test_ranks: ok\n");
     return an_failures != 0;
 }

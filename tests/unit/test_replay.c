@@ -21,9 +21,15 @@ static int may_alloc(void) {
     if (alloc_budget > 0) alloc_budget--;
     return 1;
 }
-void *__wrap_malloc(size_t n) { return may_alloc() ? __real_malloc(n) : NULL; }
-void *__wrap_calloc(size_t n, size_t m) { return may_alloc() ? __real_calloc(n, m) : NULL; }
-void *__wrap_realloc(void *p, size_t n) { return may_alloc() ? __real_realloc(p, n) : NULL; }
+void *__wrap_malloc(size_t n) {
+    return may_alloc() ? __real_malloc(n) : NULL;
+}
+void *__wrap_calloc(size_t n, size_t m) {
+    return may_alloc() ? __real_calloc(n, m) : NULL;
+}
+void *__wrap_realloc(void *p, size_t n) {
+    return may_alloc() ? __real_realloc(p, n) : NULL;
+}
 
 static const struct cmt_leak *leak_of(const struct cmt_replay *r, uint64_t stack) {
     for (size_t i = 0; i < r->nleaks; i++)
@@ -128,8 +134,10 @@ static void scenario(struct cmt_replay *r) {
         m.str1_len = 4;
         m.str2 = "";
         cmt_replay_event(r, &m);
-        for (uint64_t i = 0; i < 30; i++) an_alloc(r, (int64_t)(i % 2), 0x100000 * (i + 1) + (uint64_t)it, 4096 * (i + 1), i % 40 + 1, 0);
-        for (uint64_t i = 0; i < 30; i += 2) an_free(r, 0x100000 * (i + 1) + (uint64_t)it);
+        for (uint64_t i = 0; i < 30; i++)
+            an_alloc(r, (int64_t)(i % 2), 0x100000 * (i + 1) + (uint64_t)it, 4096 * (i + 1), i % 40 + 1, 0);
+        for (uint64_t i = 0; i < 30; i += 2)
+            an_free(r, 0x100000 * (i + 1) + (uint64_t)it);
     }
     an_oom(r, 0, 1ull << 40, 3);
     an_exit(r);
@@ -171,7 +179,8 @@ static void test_out_of_memory_is_never_silent(void) {
             scenario(&r);
             cmt_replay_finish(&r);
             struct figures got = figures_of(&r);
-            if (r.out_of_memory) counted++;
+            if (r.out_of_memory)
+                counted++;
             else if (memcmp(&got, &want, sizeof got)) {
                 fprintf(stderr, "allocation budget %ld: other figures, no out_of_memory\n", budget);
                 silent++;
@@ -189,7 +198,9 @@ int main(void) {
     test_teardown_by_context();
     test_leak_at_exit();
     test_out_of_memory_is_never_silent();
-    if (an_failures) fprintf(stderr, "test_replay: %d check(s) failed\n", an_failures);
-    else printf("test_replay: ok\n");
+    if (an_failures)
+        fprintf(stderr, "test_replay: %d check(s) failed\n", an_failures);
+    else
+        printf("test_replay: ok\n");
     return an_failures != 0;
 }
