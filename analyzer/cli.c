@@ -171,6 +171,14 @@ int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, cha
     return rc;
 }
 
+int cmt_write_output(const char *path, int (*write)(void *arg, FILE *f), void *arg) {
+    FILE *f = cmt_open_output(path);
+    if (!f) return 3;
+    int rc = write(arg, f);
+    int crc = cmt_close_output(f, path);
+    return rc ? rc : crc;
+}
+
 int cmt_analysis_status(const struct cmt_analysis *a) {
     if (!a->out_of_memory) return 0;
     cmt_msg("out of memory: %llu stack%s could not be symbolized; the output is incomplete",
@@ -186,7 +194,8 @@ int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopt
     while ((o = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
         if (o == 'h') {
             fputs(c->help, stdout);
-            return 1;
+            cmt_suppress_free(&c->supp);
+            return 0;
         }
         if (o == 'o') {
             c->out = optarg;
@@ -196,11 +205,13 @@ int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopt
         if (!r) r = cmt_common_option(c->cmd, o, optarg, &c->ro, &c->supp, c->top);
         if (r > 0) continue;
         if (!r) cmt_msg("%s: unknown or incomplete option '%s'\n%s", c->cmd, argv[optind - 1], c->help);
+        cmt_suppress_free(&c->supp);
         return 2;
     }
     if (c->need_dumps && optind >= argc) {
         cmt_msg("%s: no dump given\n%s", c->cmd, c->help);
+        cmt_suppress_free(&c->supp);
         return 2;
     }
-    return 0;
+    return -1;
 }

@@ -21,6 +21,10 @@ FILE *cmt_open_output(const char *path);
 /* Closes what cmt_open_output returned; returns 0 or 3 after a message (write error). */
 int cmt_close_output(FILE *f, const char *path);
 
+/* Opens path (NULL or "-": stdout), lets write(arg, f) fill it (returning 0 or an exit code),
+ * closes it: the first non-zero exit code, or 0. */
+int cmt_write_output(const char *path, int (*write)(void *arg, FILE *f), void *arg);
+
 /* Expands DUMP|DIR arguments into a malloc'd array of malloc'd paths (dirs: regular files whose
  * name contains ".cmt", sorted). Returns 0, or -1 with err set. */
 int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char *err, size_t errlen);
@@ -52,8 +56,9 @@ struct cmt_cli {
     void *arg; /* for own() */
 };
 /* getopt_long over argv: -h prints the help, -o sets out, own() gets every other option first
- * (returns 1 taken, 0 not its own, -1 after a usage message), then the common options. Returns 0
- * (optind: the first operand), 1 (help printed: exit 0) or 2 (usage error, message printed). */
+ * (returns 1 taken, 0 not its own, -1 after a usage message), then the common options. Returns -1
+ * to go on (optind: the first operand), else the exit code (0 help printed, 2 usage error after a
+ * message), supp freed. */
 int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopts, const struct option *opts,
                   int (*own)(struct cmt_cli *c, int opt, const char *arg));
 

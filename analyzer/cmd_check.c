@@ -108,10 +108,7 @@ int cmt_cmd_check(int argc, char **argv) {
     int have_budget = L.have_budget, have_growth = L.have_growth, have_marker_growth = L.have_marker_growth;
     double growth = L.growth;
     const char *baseline = L.baseline;
-    if (rc) {
-        rc = rc == 1 ? 0 : 2;
-        goto out;
-    }
+    if (rc >= 0) return rc;
     if (have_growth && !baseline) {
         cmt_msg("check: --max-peak-growth needs --baseline");
         rc = 2;

@@ -209,6 +209,24 @@ static void write_json(FILE *f, struct dside *s, char **paths[2], size_t npaths[
     cmt_json_finish(j);
 }
 
+struct diff_job {
+    struct dside *s;
+    char ***paths;
+    size_t *npaths;
+    const struct cmt_comparison *cmp;
+    size_t top;
+    int json;
+};
+
+static int write_diff(void *arg, FILE *f) {
+    struct diff_job *j = arg;
+    if (j->json)
+        write_json(f, j->s, j->paths, j->npaths, j->cmp);
+    else
+        write_text(f, j->s, j->cmp, j->top);
+    return 0;
+}
+
 static int diff_option(struct cmt_cli *c, int opt, const char *arg) {
     (void)arg;
     if (opt != 'j') return 0;
@@ -226,10 +244,7 @@ int cmt_cmd_diff(int argc, char **argv) {
     char err[1024];
     struct cmt_cli cli = {.cmd = "diff", .help = diff_help, .top = &top, .arg = &json};
     int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, diff_option);
-    if (prc) {
-        cmt_suppress_free(&cli.supp);
-        return prc == 1 ? 0 : 2;
-    }
+    if (prc >= 0) return prc;
     const char *out = cli.out;
     struct cmt_report_opts ro = cli.ro;
     if (argc - optind != 2) {
@@ -261,17 +276,9 @@ int cmt_cmd_diff(int argc, char **argv) {
         cmt_msg("diff: out of memory");
         rc = 3;
     }
+    struct diff_job job = {s, paths, npaths, &cmp, top, json};
     if (!rc) {
-        FILE *f = cmt_open_output(out);
-        if (!f)
-            rc = 3;
-        else {
-            if (json)
-                write_json(f, s, paths, npaths, &cmp);
-            else
-                write_text(f, s, &cmp, top);
-            rc = cmt_close_output(f, out);
-        }
+        rc = cmt_write_output(out, write_diff, &job);
         if (!rc) rc = cmt_analysis_status(&s[0].a);
         if (!rc) rc = cmt_analysis_status(&s[1].a);
     }

@@ -25,6 +25,18 @@ static const char flame_help[] =
     "Example: cumemtrack flame --peak run/ | flamegraph.pl --countname bytes > peak.svg\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
+struct fold_list {
+    const struct cmt_fold *v;
+    size_t n;
+};
+
+static int write_folds(void *arg, FILE *f) {
+    const struct fold_list *l = arg;
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "%s %llu\n", l->v[i].stack, (unsigned long long)l->v[i].bytes);
+    return 0;
+}
+
 static int flame_option(struct cmt_cli *c, int opt, const char *arg) {
     (void)arg;
     int *peak = c->arg;
@@ -51,10 +63,7 @@ int cmt_cmd_flame(int argc, char **argv) {
     int peak = 0;
     struct cmt_cli cli = {.cmd = "flame", .help = flame_help, .need_dumps = 1, .arg = &peak};
     int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, flame_option);
-    if (prc) {
-        cmt_suppress_free(&cli.supp);
-        return prc == 1 ? 0 : 2;
-    }
+    if (prc >= 0) return prc;
     const char *out = cli.out;
     struct cmt_report_opts ro = cli.ro;
     ro.top_n = peak ? FLAME_TOP : 1;
@@ -67,14 +76,8 @@ int cmt_cmd_flame(int argc, char **argv) {
             cmt_msg("flame: out of memory");
             rc = 3;
         } else {
-            FILE *f = cmt_open_output(out);
-            if (!f)
-                rc = 3;
-            else {
-                for (size_t i = 0; i < n; i++)
-                    fprintf(f, "%s %llu\n", v[i].stack, (unsigned long long)v[i].bytes);
-                rc = cmt_close_output(f, out);
-            }
+            struct fold_list list = {v, n};
+            rc = cmt_write_output(out, write_folds, &list);
             if (!rc) rc = cmt_analysis_status(&a);
             cmt_fold_free(v, n);
         }

@@ -41,6 +41,23 @@ static int report_option(struct cmt_cli *c, int opt, const char *arg) {
     return 1;
 }
 
+struct report_job {
+    struct cmt_analysis *a;
+    const struct cmt_tl *tl;
+    size_t top;
+    int json, html;
+};
+
+static int write_report(void *arg, FILE *f) {
+    struct report_job *j = arg;
+    if (j->html) return cmt_report_html(j->a, j->tl, j->top, f);
+    if (j->json)
+        cmt_render_json(j->a, f);
+    else
+        cmt_render_text(j->a, f);
+    return 0;
+}
+
 int cmt_cmd_report(int argc, char **argv) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'},         {"html", no_argument, 0, 'H'}, CMT_COMMON_OPTIONS,
@@ -49,10 +66,7 @@ int cmt_cmd_report(int argc, char **argv) {
     struct report_flags fl = {0, 0};
     struct cmt_cli cli = {.cmd = "report", .help = report_help, .need_dumps = 1, .arg = &fl};
     int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, report_option);
-    if (prc) {
-        cmt_suppress_free(&cli.supp);
-        return prc == 1 ? 0 : 2;
-    }
+    if (prc >= 0) return prc;
     int json = fl.json, html = fl.html;
     const char *out = cli.out;
     struct cmt_report_opts ro = cli.ro;
@@ -71,22 +85,9 @@ int cmt_cmd_report(int argc, char **argv) {
         cmt_msg("out of memory while building the timeline");
         rc = 3;
     }
-    if (!rc) {
-        FILE *f = cmt_open_output(out);
-        if (!f)
-            rc = 3;
-        else {
-            if (html)
-                rc = cmt_report_html(&a, &tl, top, f);
-            else if (json)
-                cmt_render_json(&a, f);
-            else
-                cmt_render_text(&a, f);
-            int crc = cmt_close_output(f, out);
-            if (!rc) rc = crc;
-            if (!rc) rc = cmt_analysis_status(&a);
-        }
-    }
+    struct report_job job = {&a, &tl, top, json, html};
+    if (!rc) rc = cmt_write_output(out, write_report, &job);
+    if (!rc) rc = cmt_analysis_status(&a);
     cmt_analysis_free(&a);
     cmt_tl_free(&tl);
     cmt_suppress_free(&cli.supp);

@@ -147,44 +147,37 @@ static void row_out(void *arg, const struct cmt_tl_row *row) {
         perfetto_meta(o, row->proc);
         struct cmt_json *j = &o->j;
         int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
-        cmt_json_object(j, NULL);
-        if (!strcmp(row->event, "marker") || !strcmp(row->event, "oom")) {
-            if (!strcmp(row->event, "oom")) {
-                char nm[128];
-                snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?",
-                         cmt_human_size(row->size, b, sizeof b));
-                cmt_json_str(j, "name", nm);
-                cmt_json_str(j, "cat", "oom");
-            } else {
-                cmt_json_strn(j, "name", row->label ? row->label : "", row->label_len);
-                cmt_json_str(j, "cat", "marker");
-            }
-            cmt_json_str(j, "ph", "i");
-            cmt_json_str(j, "s", "p");
-            cmt_json_i64(j, "ts", ts);
-            cmt_json_u64(j, "pid", o->tpid[row->proc]);
-            cmt_json_u64(j, "tid", 0);
-            cmt_json_object(j, "args");
-            if (!strcmp(row->event, "oom")) {
-                cmt_json_i64(j, "device", row->device);
-                cmt_json_str(j, "uuid", row->uuid);
-                cmt_json_u64(j, "requested_bytes", row->size);
-                cmt_json_u64(j, "live_bytes", row->live);
-            }
-            cmt_json_object_end(j);
-        } else {
-            char nm[96];
+        char nm[128];
+        const char *cat = "memory", *ph = "C";
+        if (!strcmp(row->event, "oom")) {
+            snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
+            cat = "oom";
+            ph = "i";
+        } else if (!strcmp(row->event, "marker")) {
+            cat = "marker";
+            ph = "i";
+        } else
             snprintf(nm, sizeof nm, "GPU %lld %s", (long long)row->device, row->uuid ? row->uuid : "");
+        cmt_json_object(j, NULL);
+        if (!strcmp(cat, "marker"))
+            cmt_json_strn(j, "name", row->label ? row->label : "", row->label_len);
+        else
             cmt_json_str(j, "name", nm);
-            cmt_json_str(j, "cat", "memory");
-            cmt_json_str(j, "ph", "C");
-            cmt_json_i64(j, "ts", ts);
-            cmt_json_u64(j, "pid", o->tpid[row->proc]);
-            cmt_json_u64(j, "tid", 0);
-            cmt_json_object(j, "args");
+        cmt_json_str(j, "cat", cat);
+        cmt_json_str(j, "ph", ph);
+        if (*ph == 'i') cmt_json_str(j, "s", "p");
+        cmt_json_i64(j, "ts", ts);
+        cmt_json_u64(j, "pid", o->tpid[row->proc]);
+        cmt_json_u64(j, "tid", 0);
+        cmt_json_object(j, "args");
+        if (!strcmp(cat, "oom")) {
+            cmt_json_i64(j, "device", row->device);
+            cmt_json_str(j, "uuid", row->uuid);
+            cmt_json_u64(j, "requested_bytes", row->size);
             cmt_json_u64(j, "live_bytes", row->live);
-            cmt_json_object_end(j);
-        }
+        } else if (*ph == 'C')
+            cmt_json_u64(j, "live_bytes", row->live);
+        cmt_json_object_end(j);
         cmt_json_object_end(j);
     }
 }
