@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "heaps.h"
+#include "replay_internal.h"
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
     "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
@@ -17,48 +18,9 @@ const char *cmt_leak_at_name(int at) {
     return at == CMT_AT_TEARDOWN ? "teardown" : at == CMT_AT_DIED ? "died" : "exit";
 }
 
-/* a live allocation, keyed by (ptr, space) */
-struct live {
-    struct cmt_hkey k; /* a: ptr, b: space, val: its stack-device counter (sdc) index */
-    uint64_t size, granted, ctx;
-    int64_t device;
-    uint8_t kind;
-};
-
-#define FREED_RING 65536
-#define DEV_SMALL 64
-
-struct cmt_replay_live {
-    struct cmt_htab live;
-    struct cmt_htab freed; /* recently freed keys, bounded by the ring */
-    uint64_t *ring_ptr;
-    uint8_t *ring_space;
-    size_t ring_pos, ring_n;
-    struct cmt_htab sdc_map; /* (stack, device) -> sdc index */
-    struct cmt_stack_live *sdc;
-    size_t nsdc, capsdc;
-    struct cmt_htab stack_map; /* (id, 0) -> stacks index */
-    struct cmt_stack *stacks;
-    size_t nstacks, capstacks;
-    struct cmt_htab dev_map;       /* (ordinal, 0) -> devs index */
-    uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
-    size_t capdevs;
-    struct cmt_htab ctx_map; /* (ctx, 0) -> ctxdev index */
-    int64_t *ctxdev;
-    size_t nctx, capctx;
-    struct cmt_htab api_map; /* (api, 0) -> api_names index */
-    char **api_names;
-    size_t napi, capapi;
-    struct cmt_htab leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
-    size_t capleaks, capooms, capmods;
-    /* exact second pass */
-    int snapshot_only;
-    uint64_t *target_seq; /* per devs index (pass 2) */
-};
-
 /* Out of memory: what the record should have changed is lost, so the figures are wrong; the
  * analysis refuses to report them (analysis.c). */
-static void lost(struct cmt_replay *r) {
+void cmt_replay_lost(struct cmt_replay *r) {
     r->out_of_memory++;
 }
 
@@ -98,7 +60,7 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     return 0;
 }
 
-static struct cmt_devstate *dev_get(struct cmt_replay *r, int64_t ord) {
+struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
     struct cmt_replay_live *t = r->t;
     if (ord >= 0 && ord < DEV_SMALL && t->dev_small[ord]) return &r->devs[t->dev_small[ord] - 1];
     uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)ord, 0);
@@ -174,7 +136,7 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
     size_t n = r->top_n, k = 0;
     struct cmt_stack_bytes *top = calloc(n ? n : 1, sizeof *top);
     if (!top) {
-        lost(r);
+        cmt_replay_lost(r);
         *nout = 0;
         return NULL;
     }
@@ -221,12 +183,12 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     int existed;
     struct live *l = cmt_htab_put(&t->live, e->ptr, space, &existed);
     if (!l) {
-        lost(r);
+        cmt_replay_lost(r);
         return;
     }
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
         struct cmt_stack_live *s = &t->sdc[l->k.val];
-        struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
+        struct cmt_devstate *d = l->device >= 0 ? cmt_replay_dev_get(r, l->device) : NULL;
         if (d) before_decrease(r, d);
         s->bytes -= l->granted;
         s->count--;
@@ -246,7 +208,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     l->kind = (uint8_t)(e->kind < 255 ? e->kind : 255);
     uint32_t si = sdc_get(r, e->stack, l->device);
     if (si == UINT32_MAX) {
-        lost(r);
+        cmt_replay_lost(r);
         cmt_htab_del(&t->live, l);
         return;
     }
@@ -259,9 +221,9 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
         if (f) cmt_htab_del(&t->freed, f);
     }
     if (l->device >= 0) {
-        struct cmt_devstate *d = dev_get(r, l->device);
+        struct cmt_devstate *d = cmt_replay_dev_get(r, l->device);
         if (!d) {
-            lost(r);
+            cmt_replay_lost(r);
             return;
         }
         d->live += e->granted;
@@ -290,7 +252,7 @@ static void remember_freed(struct cmt_replay *r, uint64_t space, uint64_t ptr) {
     t->ring_space[t->ring_pos] = (uint8_t)space;
     t->ring_pos = (t->ring_pos + 1) % FREED_RING;
     int existed;
-    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) lost(r);
+    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) cmt_replay_lost(r);
 }
 
 static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack, int at) {
@@ -298,7 +260,7 @@ static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack,
     uint64_t k1 = ((uint64_t)l->device << 10) | ((uint64_t)l->kind << 2) | (uint64_t)at;
     uint32_t *slot = cmt_htab_slot(&t->leak_map, k1, stack);
     if (!slot || (!*slot && cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0)) {
-        lost(r);
+        cmt_replay_lost(r);
         return;
     }
     if (!*slot) {
@@ -316,7 +278,7 @@ static void end_live(struct cmt_replay *r, struct live *l, int at, const struct 
     struct cmt_replay_live *t = r->t;
     struct cmt_stack_live *s = &t->sdc[l->k.val];
     if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
-    struct cmt_devstate *d = l->device >= 0 ? dev_get(r, l->device) : NULL;
+    struct cmt_devstate *d = l->device >= 0 ? cmt_replay_dev_get(r, l->device) : NULL;
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
     s->bytes -= l->granted;
     s->count--;
@@ -356,7 +318,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     }
     int64_t dev = l->device;
     if (dev >= 0) {
-        struct cmt_devstate *d = dev_get(r, dev);
+        struct cmt_devstate *d = cmt_replay_dev_get(r, dev);
         if (d) d->frees++;
     } else
         r->host_frees++;
@@ -387,7 +349,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
 static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     if (cmt_grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) {
-        lost(r);
+        cmt_replay_lost(r);
         return;
     }
     struct cmt_oom *o = &r->ooms[r->nooms++];
@@ -409,14 +371,14 @@ static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
         }
         o->nlive = r->ndevs;
     } else
-        lost(r);
+        cmt_replay_lost(r);
     o->top = top_stacks(r, e->device < 0 ? -1 : e->device, &o->ntop);
 }
 
 static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     if (cmt_grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) {
-        lost(r);
+        cmt_replay_lost(r);
         return;
     }
     struct cmt_module *m = &r->mods[r->nmods];
@@ -427,7 +389,7 @@ static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
     m->build_id = malloc(e->str2_len + 1);
     m->segs = malloc((e->nseg + 1) * sizeof *m->segs);
     if (!m->path || !m->build_id || !m->segs) {
-        lost(r);
+        cmt_replay_lost(r);
         free(m->path);
         free(m->build_id);
         free(m->segs);
@@ -445,7 +407,7 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
     uint32_t *slot = cmt_htab_slot(&t->stack_map, e->id, 0);
     uint64_t *fr = slot ? malloc((e->nframes + 1) * sizeof *fr) : NULL;
     if (!fr) {
-        lost(r);
+        cmt_replay_lost(r);
         return;
     }
     memcpy(fr, e->frames, e->nframes * sizeof *fr);
@@ -457,7 +419,7 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
         return;
     }
     if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
-        lost(r);
+        cmt_replay_lost(r);
         free(fr);
         return;
     }
@@ -489,7 +451,7 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
         live = NULL;
     }
     if (cmt_marker_log_add(&r->marks, e, dev, live, dev ? r->ndevs + 1 : 0, r->t->sdc, r->t->nsdc) != 0 || !dev)
-        lost(r);
+        cmt_replay_lost(r);
 }
 
 /* After record e: LIVE changes of the GPUs it changed, or the OOM / MARKER itself. */
@@ -547,7 +509,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         if (!t->snapshot_only) {
             if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
             if (e->device >= 0) {
-                struct cmt_devstate *d = dev_get(r, e->device);
+                struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
                 if (d) {
                     if (e->type == CMT_REC_ALLOC)
                         d->allocations++;
@@ -578,9 +540,9 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         break;
     case CMT_REC_DEVICE: {
         if (t->snapshot_only || e->device < 0) break;
-        struct cmt_devstate *d = dev_get(r, e->device);
+        struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
         if (!d) {
-            lost(r);
+            cmt_replay_lost(r);
             break;
         }
         d->has_info = 1;
@@ -593,7 +555,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_CTX: {
         uint32_t *slot = cmt_htab_slot(&t->ctx_map, e->ctx, 0);
         if (!slot || (!*slot && cmt_grow((void **)&t->ctxdev, &t->capctx, t->nctx + 1, sizeof *t->ctxdev) != 0)) {
-            lost(r);
+            cmt_replay_lost(r);
             break;
         }
         if (!*slot) {
@@ -627,7 +589,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_SUBALLOC: {
         if (t->snapshot_only) break;
         if (!r->heaps && !(r->heaps = cmt_heaps_new())) {
-            lost(r);
+            cmt_replay_lost(r);
             break;
         }
         int64_t device = -2;
@@ -636,7 +598,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
             if (l) device = l->device;
         }
-        if (cmt_heaps_event(r->heaps, e, device) != 0) lost(r);
+        if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);
         break;
     }
     case CMT_REC_API_NAME: {
@@ -644,7 +606,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         uint32_t *slot = cmt_htab_slot(&t->api_map, e->id, 0);
         char *name = slot ? strndup(e->str1 ? e->str1 : "", e->str1_len) : NULL;
         if (!name) {
-            lost(r);
+            cmt_replay_lost(r);
             break;
         }
         if (*slot) {
@@ -653,7 +615,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             break;
         }
         if (cmt_grow((void **)&t->api_names, &t->capapi, t->napi + 1, sizeof *t->api_names) != 0) {
-            lost(r);
+            cmt_replay_lost(r);
             free(name);
             break;
         }
@@ -665,11 +627,6 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         break;
     }
     if (r->observer && !t->snapshot_only) observe(r, e);
-}
-
-static int cmp_dev(const void *a, const void *b) {
-    const struct cmt_devstate *x = a, *y = b;
-    return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
 }
 
 static int cmp_leak(const void *a, const void *b) {
@@ -697,132 +654,9 @@ void cmt_replay_finish(struct cmt_replay *r) {
     }
     if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
     if (!t->snapshot_only) {
-        if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) lost(r);
-        if (cmt_heaps_finish(r->heaps) != 0) lost(r);
+        if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) cmt_replay_lost(r);
+        if (cmt_heaps_finish(r->heaps) != 0) cmt_replay_lost(r);
     }
-}
-
-static void sort_devs(struct cmt_replay *r) {
-    if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
-    struct cmt_replay_live *t = r->t;
-    cmt_htab_free(&t->dev_map);
-    memset(t->dev_small, 0, sizeof t->dev_small);
-    for (size_t i = 0; i < r->ndevs; i++) {
-        uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)r->devs[i].ordinal, 0);
-        if (slot) *slot = (uint32_t)i + 1;
-    }
-}
-
-/* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
- * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
- * recently freed, stack-device counter, the freed key the ring will evict) are prefetched. Only
- * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
- * per-stream buffers (STACK frames), so reading stops until it has been applied. */
-#define LOOKAHEAD 16
-#define PREFETCH_MIN_SLOTS 16384
-
-static inline int hot_event(unsigned type) {
-    return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
-}
-
-static void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e, size_t ahead) {
-    const struct cmt_replay_live *t = r->t;
-    cmt_htab_prefetch(&t->live, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    cmt_htab_prefetch(&t->freed, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    if (e->type != CMT_REC_FREE) {
-        cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
-    } else if (t->ring_n == FREED_RING && t->freed.cap) {
-        size_t k = (t->ring_pos + ahead) % FREED_RING;
-        cmt_htab_prefetch(&t->freed, t->ring_ptr[k], t->ring_space[k]);
-    }
-}
-
-static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
-    const struct cmt_replay_live *t = r->t;
-    struct cmt_event q[LOOKAHEAD];
-    size_t head = 0, n = 0;
-    int blocked = 0, end = 0, rc = 0;
-    const struct cmt_event *e;
-    for (;;) {
-        if (!n && t->live.cap < PREFETCH_MIN_SLOTS) { /* small tables: no queue, no copies */
-            if ((rc = cmt_dump_next(d, &e)) <= 0) return rc;
-            cmt_replay_event(r, e);
-            continue;
-        }
-        while (n < LOOKAHEAD && !blocked && !end) {
-            if ((rc = cmt_dump_next(d, &e)) <= 0) {
-                end = 1;
-                break;
-            }
-            struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
-            *c = *e;
-            if (hot_event(c->type))
-                prefetch_event(r, c, n);
-            else
-                blocked = 1;
-            n++;
-        }
-        if (!n) return rc;
-        cmt_replay_event(r, &q[head]);
-        head = (head + 1) % LOOKAHEAD;
-        if (!--n) blocked = 0;
-    }
-}
-
-int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
-    const struct cmt_event *e;
-    cmt_dump_rewind(d);
-    if (replay_pass1(r, d) < 0) return -1;
-    /* exactness of the peak snapshots: a device whose snapshot is older than its peak gets a
-     * second pass that stops at the peak */
-    int need = 0;
-    for (size_t i = 0; i < r->ndevs; i++) {
-        struct cmt_devstate *dv = &r->devs[i];
-        if (dv->peak && !dv->snap_pending && dv->snap_seq != dv->peak_seq) need = 1;
-    }
-    if (need) {
-        struct cmt_replay p2;
-        if (cmt_replay_init(&p2, r->top_n) == 0) {
-            p2.t->snapshot_only = 1;
-            p2.t->target_seq = calloc(r->ndevs + 1, sizeof(uint64_t));
-            /* same device order as r, so indexes line up */
-            for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++) {
-                dev_get(&p2, r->devs[i].ordinal);
-                p2.t->target_seq[i] = r->devs[i].peak_seq;
-            }
-            uint64_t maxseq = 0;
-            for (size_t i = 0; i < r->ndevs; i++)
-                if (r->devs[i].peak_seq > maxseq) maxseq = r->devs[i].peak_seq;
-            cmt_dump_rewind(d);
-            while (p2.t->target_seq && cmt_dump_next(d, &e) > 0 && e->seq <= maxseq)
-                cmt_replay_event(&p2, e);
-            for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++)
-                if (p2.devs[i].has_snap && p2.devs[i].snap_seq == r->devs[i].peak_seq) {
-                    free(r->devs[i].peak_top);
-                    r->devs[i].peak_top = p2.devs[i].peak_top;
-                    r->devs[i].npeak_top = p2.devs[i].npeak_top;
-                    p2.devs[i].peak_top = NULL;
-                    r->devs[i].snap_seq = r->devs[i].peak_seq;
-                }
-        }
-        if (!p2.t || !p2.t->target_seq) lost(r); /* the peak snapshots would be inexact */
-        cmt_replay_free(&p2);
-    }
-    cmt_replay_finish(r);
-    sort_devs(r);
-    return 0;
-}
-
-void cmt_replay_trim(struct cmt_replay *r) {
-    struct cmt_replay_live *t = r->t;
-    if (!t) return;
-    cmt_htab_free(&t->live);
-    cmt_htab_free(&t->freed);
-    free(t->ring_ptr);
-    free(t->ring_space);
-    t->ring_ptr = NULL;
-    t->ring_space = NULL;
-    t->ring_pos = t->ring_n = 0;
 }
 
 void cmt_replay_free(struct cmt_replay *r) {
