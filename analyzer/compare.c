@@ -202,6 +202,8 @@ int cmt_compare(struct cmt_analysis *old, struct cmt_analysis *new_, struct cmt_
     struct cmt_analysis *s[2] = {old, new_};
     size_t cap = 0;
     memset(c, 0, sizeof *c);
+    c->run[CMT_OLD] = old;
+    c->run[CMT_NEW] = new_;
     if (collect_side(c, &cap, old, CMT_OLD) || collect_side(c, &cap, new_, CMT_NEW) || pair_gpus(c, s)) {
         cmt_comparison_free(c);
         return -1;

@@ -44,6 +44,10 @@ struct cmt_gpu_pair {
 };
 
 struct cmt_comparison {
+    struct cmt_analysis *run[2]; /* the old and the new run (enum cmt_side) */
+    const char *arg[2];          /* how the user named them (left to the caller) */
+    char **paths[2];             /* their dumps (left to the caller) */
+    size_t npaths[2];
     struct cmt_chain_delta *chains; /* sorted by chain */
     size_t nchains;
     struct cmt_gpu_pair *gpus;  /* in order of appearance, old first */

@@ -4,6 +4,7 @@
  *   render_text.c  the text report, and the one frame printer of every text output
  *   render_json.c  the JSON report (docs/report-schema.json), and the one JSON frame writer
  *   render_html.c  the self-contained HTML report (render_html.h)
+ *   render_diff.c  `diff`: a comparison of two runs (compare.h) as text or JSON
  */
 #ifndef CMT_RENDER_H
 #define CMT_RENDER_H
@@ -16,6 +17,11 @@
 
 void cmt_render_text(struct cmt_analysis *a, FILE *f);
 void cmt_render_json(struct cmt_analysis *a, FILE *f);
+
+struct cmt_comparison;
+/* diff's output: text (at most top changed stacks per section) or JSON (all of them). */
+void cmt_render_diff_text(const struct cmt_comparison *c, size_t top, FILE *f);
+void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
 
 /* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
