@@ -352,6 +352,15 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             a->nleaks++;
         }
     }
+    size_t ndevs = 0;
+    for (size_t i = 0; i < a->nprocs; i++)
+        ndevs += a->procs[i].replay.ndevs;
+    a->peaks = calloc(ndevs + 1, sizeof *a->peaks);
+    if (!a->peaks) a->out_of_memory++;
+    for (size_t i = 0; a->peaks && i < a->nprocs; i++)
+        for (size_t k = 0; k < a->procs[i].replay.ndevs; k++)
+            if (a->procs[i].replay.devs[k].peak)
+                a->peaks[a->npeaks++] = (struct cmt_peak){i, &a->procs[i].replay.devs[k]};
     if (a->out_of_memory) {
         snprintf(a->err, sizeof a->err, "out of memory while symbolizing the leaks");
         return 3;
@@ -377,6 +386,7 @@ void cmt_analysis_free(struct cmt_analysis *a) {
     }
     free(a->procs);
     free(a->gpus);
+    free(a->peaks);
     cmt_ranks_free(a->ranks);
     cmt_sym_free(a->sym);
     memset(a, 0, sizeof *a);

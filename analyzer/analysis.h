@@ -66,6 +66,11 @@ struct cmt_gpu { /* one physical GPU, merged over processes by uuid */
     unsigned processes;
 };
 
+struct cmt_peak { /* a GPU of a process whose live bytes peaked above zero */
+    size_t proc;  /* index into procs */
+    const struct cmt_devstate *dev;
+};
+
 struct cmt_analysis {
     struct cmt_report_opts opts;
     struct cmt_symbolizer *sym;
@@ -80,6 +85,8 @@ struct cmt_analysis {
     double peak_max_over_mean; /* 0 when fewer than 2 GPUs */
     int outlier;               /* index into gpus, -1: none */
     char verdict[512];
+    struct cmt_peak *peaks; /* in process, then ordinal order */
+    size_t npeaks;
     struct cmt_ranks *ranks; /* per-rank view of a job (cmt_ranks.h) */
     uint64_t anomalies[CMT_AN_COUNT];
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */

@@ -31,20 +31,18 @@ static const char check_help[] =
 /* The top stacks live at the peak of GPU uuid, from the first process on it. */
 static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
     char s1[32], u[48];
-    for (size_t p = 0; p < a->nprocs; p++) {
-        const struct cmt_replay *r = &a->procs[p].replay;
-        for (size_t d = 0; d < r->ndevs; d++) {
-            const char *du = cmt_device_uuid(&r->devs[d], u);
-            if (!du || strcmp(du, uuid)) continue;
-            for (size_t s = 0; s < r->devs[d].npeak_top && s < 3; s++) {
-                fprintf(stderr, "    %s live at the peak (pid %u):\n",
-                        cmt_human_size(r->devs[d].peak_top[s].bytes, s1, sizeof s1), a->procs[p].hdr.pid);
-                struct cmt_stack_sym st = cmt_analysis_stack(a, p, r->devs[d].peak_top[s].stack);
-                cmt_print_frames(stderr, &st, "        ", 8);
-                cmt_stack_sym_free(&st);
-            }
-            return;
+    for (size_t k = 0; k < a->npeaks; k++) {
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        const char *du = cmt_device_uuid(d, u);
+        if (!du || strcmp(du, uuid)) continue;
+        for (size_t s = 0; s < d->npeak_top && s < 3; s++) {
+            fprintf(stderr, "    %s live at the peak (pid %u):\n", cmt_human_size(d->peak_top[s].bytes, s1, sizeof s1),
+                    a->procs[a->peaks[k].proc].hdr.pid);
+            struct cmt_stack_sym st = cmt_analysis_stack(a, a->peaks[k].proc, d->peak_top[s].stack);
+            cmt_print_frames(stderr, &st, "        ", 8);
+            cmt_stack_sym_free(&st);
         }
+        return;
     }
 }
 

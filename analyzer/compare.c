@@ -78,6 +78,31 @@ static int fold_push(struct cmt_fold **v, size_t *n, size_t *cap, char *stack, u
     return 0;
 }
 
+/* add(ctx, text(stack), bytes) for every stack live at every peak; 0 or -1 (out of memory) */
+static int peak_stacks(struct cmt_analysis *a, char *(*text)(const struct cmt_stack_sym *),
+                       int (*add)(void *ctx, char *text, uint64_t bytes), void *ctx) {
+    for (size_t k = 0; k < a->npeaks; k++) {
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        for (size_t s = 0; s < d->npeak_top; s++) {
+            struct cmt_stack_sym st = cmt_analysis_stack(a, a->peaks[k].proc, d->peak_top[s].stack);
+            int rc = add(ctx, text(&st), d->peak_top[s].bytes);
+            cmt_stack_sym_free(&st);
+            if (rc) return -1;
+        }
+    }
+    return 0;
+}
+
+struct fold_vec {
+    struct cmt_fold **v;
+    size_t *n, *cap;
+};
+
+static int fold_add(void *ctx, char *stack, uint64_t bytes) {
+    struct fold_vec *fv = ctx;
+    return fold_push(fv->v, fv->n, fv->cap, stack, bytes);
+}
+
 int cmt_fold_collect(struct cmt_analysis *a, int peak, struct cmt_fold **out, size_t *nout) {
     struct cmt_fold *v = NULL;
     size_t n = 0, cap = 0;
@@ -87,18 +112,8 @@ int cmt_fold_collect(struct cmt_analysis *a, int peak, struct cmt_fold **out, si
                 fold_push(&v, &n, &cap, cmt_fold_stack(&a->leaks[i].stack), a->leaks[i].leak->bytes) != 0)
                 goto fail;
     } else {
-        for (size_t p = 0; p < a->nprocs; p++) {
-            const struct cmt_replay *r = &a->procs[p].replay;
-            for (size_t k = 0; k < r->ndevs; k++) {
-                const struct cmt_devstate *d = &r->devs[k];
-                for (size_t s = 0; d->peak && s < d->npeak_top; s++) {
-                    struct cmt_stack_sym st = cmt_analysis_stack(a, p, d->peak_top[s].stack);
-                    int rc = fold_push(&v, &n, &cap, cmt_fold_stack(&st), d->peak_top[s].bytes);
-                    cmt_stack_sym_free(&st);
-                    if (rc) goto fail;
-                }
-            }
-        }
+        struct fold_vec fv = {&v, &n, &cap};
+        if (peak_stacks(a, cmt_fold_stack, fold_add, &fv) != 0) goto fail;
     }
     if (n) qsort(v, n, sizeof *v, cmp_fold);
     size_t w = 0;
@@ -160,23 +175,24 @@ static int push_chain(struct cmt_comparison *c, size_t *cap, char *chain, int si
     return 0;
 }
 
+struct chain_vec {
+    struct cmt_comparison *c;
+    size_t *cap;
+    int side;
+};
+
+static int chain_add(void *ctx, char *chain, uint64_t bytes) {
+    struct chain_vec *cv = ctx;
+    return push_chain(cv->c, cv->cap, chain, cv->side, 0, 0, bytes);
+}
+
 static int collect_side(struct cmt_comparison *c, size_t *cap, struct cmt_analysis *a, int side) {
     for (size_t i = 0; i < a->nleaks; i++)
         if (push_chain(c, cap, cmt_stack_chain(&a->leaks[i].stack), side, a->leaks[i].leak->bytes,
                        a->leaks[i].leak->allocations, 0))
             return -1;
-    for (size_t p = 0; p < a->nprocs; p++) {
-        const struct cmt_replay *r = &a->procs[p].replay;
-        for (size_t k = 0; k < r->ndevs; k++) {
-            const struct cmt_devstate *d = &r->devs[k];
-            for (size_t t = 0; d->peak && t < d->npeak_top; t++) {
-                struct cmt_stack_sym st = cmt_analysis_stack(a, p, d->peak_top[t].stack);
-                int rc = push_chain(c, cap, cmt_stack_chain(&st), side, 0, 0, d->peak_top[t].bytes);
-                cmt_stack_sym_free(&st);
-                if (rc) return -1;
-            }
-        }
-    }
+    struct chain_vec cv = {c, cap, side};
+    if (peak_stacks(a, cmt_stack_chain, chain_add, &cv) != 0) return -1;
     for (size_t g = 0; g < a->ngpus; g++)
         c->peak_total[side] += a->gpus[g].peak_bytes;
     return 0;

@@ -335,30 +335,28 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
     }
     cmt_json_array_end(j);
     cmt_json_array(j, "peaks");
-    for (size_t i = 0; i < a->nprocs; i++) {
+    for (size_t k = 0; k < a->npeaks; k++) {
+        size_t i = a->peaks[k].proc;
         const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->ndevs; k++) {
-            const struct cmt_devstate *d = &r->devs[k];
-            if (!d->peak) continue;
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
+        cmt_json_i64(j, "rank", a->procs[i].hdr.rank);
+        cmt_json_i64(j, "dev", d->ordinal);
+        uuid_of(r, d->ordinal, u, sizeof u);
+        cmt_json_str(j, "uuid", u);
+        cmt_json_u64(j, "bytes", d->peak);
+        cmt_json_i64(j, "t", rel(a, i, d->peak_time - a->procs[i].hdr.start_clock_ns, base));
+        cmt_json_array(j, "top");
+        for (size_t s = 0; s < d->npeak_top && s < top; s++) {
             cmt_json_object(j, NULL);
-            cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
-            cmt_json_i64(j, "rank", a->procs[i].hdr.rank);
-            cmt_json_i64(j, "dev", d->ordinal);
-            uuid_of(r, d->ordinal, u, sizeof u);
-            cmt_json_str(j, "uuid", u);
-            cmt_json_u64(j, "bytes", d->peak);
-            cmt_json_i64(j, "t", rel(a, i, d->peak_time - a->procs[i].hdr.start_clock_ns, base));
-            cmt_json_array(j, "top");
-            for (size_t s = 0; s < d->npeak_top && s < top; s++) {
-                cmt_json_object(j, NULL);
-                cmt_json_u64(j, "bytes", d->peak_top[s].bytes);
-                cmt_json_u64(j, "allocs", d->peak_top[s].allocations);
-                json_stack_ref(j, "stack", stab_get(&st, i, d->peak_top[s].stack));
-                cmt_json_object_end(j);
-            }
-            cmt_json_array_end(j);
+            cmt_json_u64(j, "bytes", d->peak_top[s].bytes);
+            cmt_json_u64(j, "allocs", d->peak_top[s].allocations);
+            json_stack_ref(j, "stack", stab_get(&st, i, d->peak_top[s].stack));
             cmt_json_object_end(j);
         }
+        cmt_json_array_end(j);
+        cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
     cmt_json_object(j, "imbalance");

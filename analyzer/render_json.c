@@ -327,20 +327,17 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     }
     cmt_json_array_end(j);
     cmt_json_array(j, "peak");
-    for (size_t i = 0; i < a->nprocs; i++) {
-        const struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->ndevs; k++) {
-            const struct cmt_devstate *d = &r->devs[k];
-            if (!d->peak) continue;
-            cmt_json_object(j, NULL);
-            cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
-            cmt_json_i64(j, "device", d->ordinal);
-            cmt_json_str(j, "uuid", cmt_device_uuid(d, u));
-            cmt_json_u64(j, "bytes", d->peak);
-            cmt_json_i64(j, "time_ns", d->peak_time);
-            json_stack_bytes(j, a, i, d->peak_top, d->npeak_top);
-            cmt_json_object_end(j);
-        }
+    for (size_t k = 0; k < a->npeaks; k++) {
+        size_t i = a->peaks[k].proc;
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
+        cmt_json_i64(j, "device", d->ordinal);
+        cmt_json_str(j, "uuid", cmt_device_uuid(d, u));
+        cmt_json_u64(j, "bytes", d->peak);
+        cmt_json_i64(j, "time_ns", d->peak_time);
+        json_stack_bytes(j, a, i, d->peak_top, d->npeak_top);
+        cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
     cmt_json_array(j, "oom");

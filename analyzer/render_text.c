@@ -286,22 +286,18 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
         }
     } else
         fprintf(f, "\nleaks: none\n");
-    int anypeak = 0;
-    for (size_t i = 0; i < a->nprocs; i++) {
-        struct cmt_replay *r = &a->procs[i].replay;
-        for (size_t k = 0; k < r->ndevs; k++) {
-            const struct cmt_devstate *d = &r->devs[k];
-            if (!d->peak) continue;
-            if (!anypeak++) fprintf(f, "\npeaks\n");
-            fprintf(f, "  pid %u device %lld: %s at t=%.6fs\n", a->procs[i].hdr.pid, (long long)d->ordinal,
-                    cmt_human_size(d->peak, b1, sizeof b1), rel_s(&a->procs[i], d->peak_time));
-            for (size_t s = 0; s < d->npeak_top && s < top; s++) {
-                fprintf(f, "    %s in %llu allocation%s\n", cmt_human_size(d->peak_top[s].bytes, b1, sizeof b1),
-                        (unsigned long long)d->peak_top[s].allocations, d->peak_top[s].allocations == 1 ? "" : "s");
-                struct cmt_stack_sym st = cmt_analysis_stack(a, i, d->peak_top[s].stack);
-                cmt_print_frames(f, &st, "        ", SIZE_MAX);
-                cmt_stack_sym_free(&st);
-            }
+    if (a->npeaks) fprintf(f, "\npeaks\n");
+    for (size_t k = 0; k < a->npeaks; k++) {
+        size_t i = a->peaks[k].proc;
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        fprintf(f, "  pid %u device %lld: %s at t=%.6fs\n", a->procs[i].hdr.pid, (long long)d->ordinal,
+                cmt_human_size(d->peak, b1, sizeof b1), rel_s(&a->procs[i], d->peak_time));
+        for (size_t s = 0; s < d->npeak_top && s < top; s++) {
+            fprintf(f, "    %s in %llu allocation%s\n", cmt_human_size(d->peak_top[s].bytes, b1, sizeof b1),
+                    (unsigned long long)d->peak_top[s].allocations, d->peak_top[s].allocations == 1 ? "" : "s");
+            struct cmt_stack_sym st = cmt_analysis_stack(a, i, d->peak_top[s].stack);
+            cmt_print_frames(f, &st, "        ", SIZE_MAX);
+            cmt_stack_sym_free(&st);
         }
     }
     if (a->nooms) {
