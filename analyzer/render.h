@@ -25,6 +25,8 @@ void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
 
 /* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
+/* The members of the report's "summary" object (leaked_bytes ... processes), shared with the HTML data. */
+void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a);
 /* Writes "frames": [...] (function, file, line, module, address, offset, inlined) of s. */
 void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
 /* Prints the growth entries above limit bytes per marker, at most top (check's failure message). */

@@ -10,6 +10,7 @@
 
 #include "compare.h"
 #include "json.h"
+#include "render.h"
 
 /* ---------------------------------------------------------------- stack table */
 
@@ -200,18 +201,9 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
     int64_t base = 0;
     for (size_t i = 0; i < a->nprocs; i++)
         if (!i || a->procs[i].hdr.start_realtime_ns < base) base = a->procs[i].hdr.start_realtime_ns;
-    uint64_t anomalies = 0;
-    for (int k = 0; k < CMT_AN_COUNT; k++)
-        if (k != CMT_AN_CAPTURED_ALLOCATIONS) anomalies += a->anomalies[k];
     cmt_json_object(j, NULL);
     cmt_json_object(j, "summary");
-    cmt_json_u64(j, "leaked_bytes", a->leaked_bytes);
-    cmt_json_u64(j, "leaked_allocations", a->leaked_allocations);
-    cmt_json_u64(j, "leak_sites", a->nleaks);
-    cmt_json_u64(j, "suppressed_bytes", a->suppressed_bytes);
-    cmt_json_u64(j, "ooms", a->nooms);
-    cmt_json_u64(j, "anomalies", anomalies);
-    cmt_json_u64(j, "processes", a->nprocs);
+    cmt_json_summary(j, a);
     cmt_json_str(j, "verdict", a->verdict);
     cmt_json_i64(j, "start_unix_ms", base / 1000000);
     cmt_json_object_end(j);

@@ -6,6 +6,16 @@
 
 #include <string.h>
 
+void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a) {
+    cmt_json_u64(j, "leaked_bytes", a->leaked_bytes);
+    cmt_json_u64(j, "leaked_allocations", a->leaked_allocations);
+    cmt_json_u64(j, "leak_sites", a->nleaks);
+    cmt_json_u64(j, "suppressed_bytes", a->suppressed_bytes);
+    cmt_json_u64(j, "ooms", a->nooms);
+    cmt_json_u64(j, "anomalies", cmt_analysis_anomalies(a));
+    cmt_json_u64(j, "processes", a->nprocs);
+}
+
 void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     char buf[32];
     cmt_json_array(j, "frames");
@@ -232,13 +242,7 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_str(j, "tool", "cumemtrack");
     cmt_json_u64(j, "format_version", 1);
     cmt_json_object(j, "summary");
-    cmt_json_u64(j, "leaked_bytes", a->leaked_bytes);
-    cmt_json_u64(j, "leaked_allocations", a->leaked_allocations);
-    cmt_json_u64(j, "leak_sites", a->nleaks);
-    cmt_json_u64(j, "suppressed_bytes", a->suppressed_bytes);
-    cmt_json_u64(j, "ooms", a->nooms);
-    cmt_json_u64(j, "anomalies", cmt_analysis_anomalies(a));
-    cmt_json_u64(j, "processes", a->nprocs);
+    cmt_json_summary(j, a);
     cmt_json_object_end(j);
     cmt_json_array(j, "processes");
     for (size_t i = 0; i < a->nprocs; i++) {
