@@ -87,7 +87,7 @@ struct cmt_analysis {
     char verdict[512];
     struct cmt_peak *peaks; /* in process, then ordinal order */
     size_t npeaks;
-    struct cmt_ranks *ranks; /* per-rank view of a job (cmt_ranks.h) */
+    struct cmt_ranks *ranks; /* per-rank view of a job (ranks.h) */
     uint64_t anomalies[CMT_AN_COUNT];
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];

@@ -1,6 +1,6 @@
 /*
  * cmd_report.c — cumemtrack report [--json] [--top N] [--suppressions FILE] [--no-symbols]
- * [--debug-dir DIR] [--html] [-o FILE] DUMP|DIR...  (--html: cmt_html.h)
+ * [--debug-dir DIR] [--html] [-o FILE] DUMP|DIR...  (--html: render_html.h)
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -50,7 +50,7 @@ struct report_job {
 
 static int write_report(void *arg, FILE *f) {
     struct report_job *j = arg;
-    if (j->html) return cmt_report_html(j->a, j->tl, j->top, f);
+    if (j->html) return cmt_render_html(j->a, j->tl, j->top, f);
     if (j->json)
         cmt_render_json(j->a, f);
     else

@@ -1,5 +1,5 @@
 /*
- * cmt_json.c — streaming JSON writer. See cmt_json.h.
+ * json.c — streaming JSON writer. See json.h.
  */
 #include "json.h"
 

@@ -1,5 +1,5 @@
 /*
- * cmt_json.h — a small streaming JSON writer: objects and arrays nest, commas and indentation are
+ * json.h — a small streaming JSON writer: objects and arrays nest, commas and indentation are
  * handled here, strings are escaped (control characters as \u00XX, invalid UTF-8 bytes replaced by
  * U+FFFD). Every value call takes a key: pass NULL inside arrays and at the top level.
  */

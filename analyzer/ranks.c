@@ -1,5 +1,5 @@
 /*
- * cmt_ranks.c — the per-rank view of a whole job; see cmt_ranks.h.
+ * ranks.c — the per-rank view of a whole job; see ranks.h.
  */
 #include "ranks.h"
 

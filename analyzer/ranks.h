@@ -1,5 +1,5 @@
 /*
- * cmt_ranks.h — the job view of a report over many dumps (torchrun, mpirun, srun): one row per
+ * ranks.h — the job view of a report over many dumps (torchrun, mpirun, srun): one row per
  * process with its rank identity (host, rank, local rank, GPU UUIDs, peak, leaked, OOMs), the
  * imbalance across ranks and across the GPUs of each host, the GPUs shared by several processes,
  * and the outlier ranks, as data (render_text.c words them). Built by cmt_analysis_load

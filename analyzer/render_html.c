@@ -1,6 +1,7 @@
 /*
- * cmt_html.c — the self-contained HTML report. See cmt_html.h. The C side writes the page
- * skeleton, the CSS, the data (JSON, escaped for a script element) and the drawing script; the
+ * render_html.c — the self-contained HTML report. See render_html.h. The C side writes the page
+ * skeleton, the CSS and the drawing script (html/, embedded at build time), the data (JSON, escaped
+ * for a script element); the
  * script builds every chart as SVG elements and every text with textContent.
  */
 #include "render_html.h"
@@ -412,7 +413,7 @@ static void html_escape(FILE *f, const char *s) {
  * page with textContent or as SVG attribute values set through setAttribute: never parsed as HTML. */
 #include "html_assets.h"
 
-int cmt_report_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top, FILE *f) {
+int cmt_render_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top, FILE *f) {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);

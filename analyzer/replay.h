@@ -1,9 +1,11 @@
 /*
- * cmt_replay.h — replays the merged events of one process (cmt_reader.h): live allocations keyed
+ * replay.h — replays the merged events of one process (reader.h): live allocations keyed
  * by (space, ptr), per-device live/peak bytes with the top stacks live at each peak (snapshotted
  * lazily, exact), leaks at teardown/exit/death, OOM snapshots, anomalies, and the definition
- * tables (stacks, devices, contexts, modules, api names). Streaming: memory grows with live
- * allocations and distinct stacks, never with the number of events.
+ * tables (stacks, devices, contexts, modules, api names). Markers go to growth.h, NVTX heaps to
+ * heaps.h; an observer (timeline.h) is told every change of live bytes. replay.c applies records,
+ * replay_dump.c drives a whole dump. Streaming: memory grows with live allocations and distinct
+ * stacks, never with the number of events. Running out of memory is counted (out_of_memory).
  */
 #ifndef CMT_REPLAY_H
 #define CMT_REPLAY_H

@@ -1,5 +1,5 @@
 /*
- * cmt_suppress.c — suppression files and wildcard matching. See cmt_suppress.h.
+ * suppress.c — suppression files and wildcard matching. See suppress.h.
  */
 #include "suppress.h"
 

@@ -1,5 +1,5 @@
 /*
- * cmt_suppress.h — leak suppressions in LSan syntax: one "leak:PATTERN" per line, '#' comments and
+ * suppress.h — leak suppressions in LSan syntax: one "leak:PATTERN" per line, '#' comments and
  * blank lines ignored. PATTERN matches as a substring (with '*' wildcards; a leading '^' or a
  * trailing '$' anchors it) the function, file or module of any frame of a leak's stack. Hits and
  * bytes are counted per suppression.

@@ -1,5 +1,5 @@
 /*
- * cmt_symbols.c — libdwfl-based symbolizer. See cmt_symbols.h. One Dwfl per distinct module file,
+ * symbols.c — libdwfl-based symbolizer. See symbols.h. One Dwfl per distinct module file,
  * reported at base 0 so that the file address (return address - 1 - load bias) is queried.
  */
 #include "symbols.h"

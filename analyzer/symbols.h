@@ -1,5 +1,5 @@
 /*
- * cmt_symbols.h — offline symbolization of recorded return addresses with elfutils (libdwfl on
+ * symbols.h — offline symbolization of recorded return addresses with elfutils (libdwfl on
  * the ELF files named by MODULE_LOAD records; never debuginfod). A module's file is located by
  * GNU build-id first (--debug-dir DIR/.build-id/xx/yyyy.debug, /usr/lib/debug/.build-id/...), by
  * its path second (only when its build-id matches, or none was recorded). Results are cached per

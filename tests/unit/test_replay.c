@@ -1,5 +1,5 @@
 /*
- * test_replay.c — unit tests of the analyzer's replay (analyzer/cmt_replay.c): live and peak bytes,
+ * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
  * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
  * unknown and double frees, OOM snapshots, teardown of one context's allocations, leaks at exit
  * and at death; and that running out of memory anywhere in the replay is counted
