@@ -23,6 +23,8 @@ struct cmt_comparison;
 void cmt_render_diff_text(const struct cmt_comparison *c, size_t top, FILE *f);
 void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
 
+/* The one frame printer: "function file:line", "function (module+0xOFF)" or "module+0xOFF". */
+void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr);
 /* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
 /* The members of the report's "summary" object (leaked_bytes ... processes), shared with the HTML data. */

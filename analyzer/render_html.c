@@ -1,8 +1,8 @@
 /*
  * render_html.c — the self-contained HTML report. See render_html.h. The C side writes the page
  * skeleton, the CSS and the drawing script (html/, embedded at build time), the data (JSON, escaped
- * for a script element); the
- * script builds every chart as SVG elements and every text with textContent.
+ * for a script element); the script builds every chart as SVG elements and every text with
+ * textContent.
  */
 #include "render_html.h"
 
@@ -163,17 +163,14 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
 static void write_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     cmt_json_array(j, NULL);
     for (size_t i = 0; i < s->n; i++) {
-        const struct cmt_sym_frame *f = &s->frames[i];
-        const char *b = strrchr(f->module, '/');
-        b = b ? b + 1 : f->module;
-        char line[1200];
-        if (f->function && f->file)
-            snprintf(line, sizeof line, "%.500s  %.500s:%d%s", f->function, f->file, f->line,
-                     f->inlined ? " (inlined)" : "");
-        else if (f->function)
-            snprintf(line, sizeof line, "%.500s  (%.300s+0x%llx)", f->function, b, (unsigned long long)f->offset);
-        else
-            snprintf(line, sizeof line, "%.300s+0x%llx", b, (unsigned long long)f->offset);
+        char line[1200] = "";
+        FILE *m = fmemopen(line, sizeof line, "w"); /* the one frame printer, cut at the buffer's size */
+        if (m) {
+            setvbuf(m, NULL, _IONBF, 0);
+            cmt_print_frame(m, &s->frames[i]);
+            fclose(m);
+        }
+        line[sizeof line - 1] = 0;
         cmt_json_str(j, NULL, line);
     }
     cmt_json_array_end(j);

@@ -46,21 +46,26 @@ const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_ra
     return buf;
 }
 
+void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
+    const char *b = strrchr(fr->module, '/');
+    b = b ? b + 1 : fr->module;
+    if (fr->function && fr->file)
+        fprintf(f, "%s %s:%d%s", fr->function, fr->file, fr->line, fr->inlined ? " (inlined)" : "");
+    else if (fr->function)
+        fprintf(f, "%s (%s+0x%llx)", fr->function, b, (unsigned long long)fr->offset);
+    else
+        fprintf(f, "%s+0x%llx", b, (unsigned long long)fr->offset);
+}
+
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max) {
     if (!s->n) {
         fprintf(f, "%s(no stack recorded)\n", indent);
         return;
     }
     for (size_t i = 0; i < s->n && i < max; i++) {
-        const struct cmt_sym_frame *fr = &s->frames[i];
-        const char *b = strrchr(fr->module, '/');
-        b = b ? b + 1 : fr->module;
-        if (fr->function && fr->file)
-            fprintf(f, "%s%s %s:%d%s\n", indent, fr->function, fr->file, fr->line, fr->inlined ? " (inlined)" : "");
-        else if (fr->function)
-            fprintf(f, "%s%s (%s+0x%llx)\n", indent, fr->function, b, (unsigned long long)fr->offset);
-        else
-            fprintf(f, "%s%s+0x%llx\n", indent, b, (unsigned long long)fr->offset);
+        fputs(indent, f);
+        cmt_print_frame(f, &s->frames[i]);
+        fputc('\n', f);
     }
 }
 
