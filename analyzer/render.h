@@ -5,6 +5,7 @@
  *   render_json.c  the JSON report (docs/report-schema.json), and the one JSON frame writer
  *   render_html.c  the self-contained HTML report (render_html.h)
  *   render_diff.c  `diff`: a comparison of two runs (compare.h) as text or JSON
+ *   render_timeline.c  `timeline`: rows as text, CSV or a Perfetto trace, as they come
  */
 #ifndef CMT_RENDER_H
 #define CMT_RENDER_H
@@ -17,6 +18,18 @@
 
 void cmt_render_text(struct cmt_analysis *a, FILE *f);
 void cmt_render_json(struct cmt_analysis *a, FILE *f);
+
+/* timeline's writer: the header now, a row per cmt_tl_write_row (a cmt_tl row callback, arg: the
+ * writer), the trailer at cmt_tl_writer_end (loaded: the dumps were read; -1 when something was
+ * lost for lack of memory). base_real: the earliest start_realtime_ns; trace_pids: per process. */
+enum cmt_tl_format { CMT_TL_TEXT, CMT_TL_CSV, CMT_TL_PERFETTO };
+struct cmt_tl_row;
+struct cmt_tl_writer;
+struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a, int64_t base_real,
+                                        const uint64_t *trace_pids, size_t nprocs);
+void cmt_tl_write_row(void *writer, const struct cmt_tl_row *row);
+int cmt_tl_writer_end(struct cmt_tl_writer *w, int loaded);
+void cmt_tl_writer_free(struct cmt_tl_writer *w);
 
 struct cmt_comparison;
 /* diff's output: text (at most top changed stacks per section) or JSON (all of them). */
