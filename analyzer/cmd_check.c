@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "cli.h"
+#include "compare.h"
+#include "render.h"
 
 static const char check_help[] =
     "usage: cumemtrack check [OPTIONS] DUMP|DIR...\n"
@@ -26,110 +28,85 @@ static const char check_help[] =
     "  --no-symbols, --debug-dir DIR, --top N   as for report\n"
     "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
 
-struct chain_bytes {
-    char *chain;
-    uint64_t bytes;
+/* The top stacks live at the peak of GPU uuid, from the first process on it. */
+static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
+    char s1[32], u[48];
+    for (size_t k = 0; k < a->npeaks; k++) {
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        const char *du = cmt_device_uuid(d, u);
+        if (!du || strcmp(du, uuid)) continue;
+        for (size_t s = 0; s < d->npeak_top && s < 3; s++) {
+            fprintf(stderr, "    %s live at the peak (pid %u):\n", cmt_human_size(d->peak_top[s].bytes, s1, sizeof s1),
+                    a->procs[a->peaks[k].proc].hdr.pid);
+            struct cmt_stack_sym st = cmt_analysis_stack(a, a->peaks[k].proc, d->peak_top[s].stack);
+            cmt_print_frames(stderr, &st, "        ", 8);
+            cmt_stack_sym_free(&st);
+        }
+        return;
+    }
+}
+
+struct check_limits {
+    uint64_t budget, marker_growth;
+    int have_budget, have_growth, have_marker_growth;
+    double growth;
+    const char *baseline;
 };
 
-static void print_stack(const struct cmt_stack_sym *s, size_t max) {
-    for (size_t i = 0; i < s->n && i < max; i++) {
-        const struct cmt_sym_frame *f = &s->frames[i];
-        const char *b = strrchr(f->module, '/');
-        b = b ? b + 1 : f->module;
-        if (f->function && f->file) fprintf(stderr, "        %s %s:%d\n", f->function, f->file, f->line);
-        else if (f->function) fprintf(stderr, "        %s (%s+0x%llx)\n", f->function, b, (unsigned long long)f->offset);
-        else fprintf(stderr, "        %s+0x%llx\n", b, (unsigned long long)f->offset);
+static int check_option(struct cmt_cli *c, int opt, const char *arg) {
+    struct check_limits *L = c->arg;
+    switch (opt) {
+    case 'm':
+        if (cmt_parse_size(arg, &L->budget) != 0) {
+            cmt_msg("check: --max-leak-bytes: not a size: '%s'", arg);
+            return -1;
+        }
+        L->have_budget = 1;
+        return 1;
+    case 'b':
+        L->baseline = arg;
+        return 1;
+    case 'g':
+        if (cmt_parse_size(arg, &L->marker_growth) != 0) {
+            cmt_msg("check: --max-growth-per-marker: not a size: '%s'", arg);
+            return -1;
+        }
+        L->have_marker_growth = 1;
+        return 1;
+    case 'p': {
+        char *end;
+        L->growth = strtod(arg, &end);
+        if (end == arg || (*end && strcmp(end, "%")) || L->growth < 0) {
+            cmt_msg("check: --max-peak-growth: not a percentage: '%s'", arg);
+            return -1;
+        }
+        L->have_growth = 1;
+        return 1;
     }
-    if (!s->n) fprintf(stderr, "        (no stack recorded)\n");
-}
-
-/* leaks aggregated per function chain */
-static struct chain_bytes *chains(struct cmt_analysis *a, size_t *n) {
-    struct chain_bytes *v = calloc(a->nleaks + 1, sizeof *v);
-    *n = 0;
-    if (!v) return NULL;
-    for (size_t i = 0; i < a->nleaks; i++) {
-        char *c = cmt_stack_chain(&a->leaks[i].stack);
-        if (!c) continue;
-        size_t k = 0;
-        while (k < *n && strcmp(v[k].chain, c)) k++;
-        if (k < *n) {
-            v[k].bytes += a->leaks[i].leak->bytes;
-            free(c);
-        } else
-            v[(*n)++] = (struct chain_bytes){c, a->leaks[i].leak->bytes};
+    default:
+        return 0;
     }
-    return v;
 }
-
-static void free_chains(struct chain_bytes *v, size_t n) {
-    for (size_t i = 0; i < n; i++) free(v[i].chain);
-    free(v);
-}
-
 
 int cmt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {
-        {"max-leak-bytes", required_argument, 0, 'm'}, {"baseline", required_argument, 0, 'b'},
-        {"max-peak-growth", required_argument, 0, 'p'}, CMT_COMMON_OPTIONS,
+        {"max-leak-bytes", required_argument, 0, 'm'},
+        {"baseline", required_argument, 0, 'b'},
+        {"max-peak-growth", required_argument, 0, 'p'},
+        CMT_COMMON_OPTIONS,
         {"help", no_argument, 0, 'h'},
         {"max-growth-per-marker", required_argument, 0, 'g'},
         {0, 0, 0, 0},
     };
-    struct cmt_report_opts ro = {0};
-    struct cmt_suppressions supp = {0};
-    uint64_t budget = 0;
-    int have_budget = 0, have_growth = 0, have_marker_growth = 0, c, rc = 0;
-    uint64_t marker_growth = 0;
-    double growth = 0;
-    const char *baseline = NULL;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'm':
-            if (cmt_parse_size(optarg, &budget) != 0) {
-                cmt_msg("check: --max-leak-bytes: not a size: '%s'", optarg);
-                rc = 2;
-                goto out;
-            }
-            have_budget = 1;
-            break;
-        case 'b': baseline = optarg; break;
-        case 'g':
-            if (cmt_parse_size(optarg, &marker_growth) != 0) {
-                cmt_msg("check: --max-growth-per-marker: not a size: '%s'", optarg);
-                rc = 2;
-                goto out;
-            }
-            have_marker_growth = 1;
-            break;
-        case 'p': {
-            char *end;
-            growth = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%")) || growth < 0) {
-                cmt_msg("check: --max-peak-growth: not a percentage: '%s'", optarg);
-                rc = 2;
-                goto out;
-            }
-            have_growth = 1;
-            break;
-        }
-        case 'h': fputs(check_help, stdout); goto out;
-        default: {
-            int r = cmt_common_option("check", c, optarg, &ro, &supp, NULL);
-            if (r > 0) break;
-            if (r == 0) cmt_msg("check: unknown or incomplete option '%s'\n%s", argv[optind - 1], check_help);
-            rc = 2;
-            goto out;
-        }
-        }
-    }
-    if (optind >= argc) {
-        cmt_msg("check: no dump given\n%s", check_help);
-        rc = 2;
-        goto out;
-    }
+    struct check_limits L = {0};
+    struct cmt_cli cli = {.cmd = "check", .help = check_help, .need_dumps = 1, .arg = &L};
+    int rc = cmt_cli_parse(&cli, argc, argv, "+h", opts, check_option);
+    struct cmt_report_opts ro = cli.ro;
+    uint64_t budget = L.budget, marker_growth = L.marker_growth;
+    int have_budget = L.have_budget, have_growth = L.have_growth, have_marker_growth = L.have_marker_growth;
+    double growth = L.growth;
+    const char *baseline = L.baseline;
+    if (rc >= 0) return rc;
     if (have_growth && !baseline) {
         cmt_msg("check: --max-peak-growth needs --baseline");
         rc = 2;
@@ -147,13 +124,14 @@ int cmt_cmd_check(int argc, char **argv) {
     if (have_budget || !baseline) {
         if (a.leaked_bytes > budget) {
             failed = 1;
-            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1), a.nleaks,
-                    a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
+            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
+                    a.nleaks, a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
             for (size_t i = 0; i < a.nleaks && i < 5; i++) {
-                fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n", cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
+                fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n",
+                        cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
                         (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
                         a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
-                print_stack(&a.leaks[i].stack, 8);
+                cmt_print_frames(stderr, &a.leaks[i].stack, "        ", 8);
             }
         }
     }
@@ -163,7 +141,7 @@ int cmt_cmd_check(int argc, char **argv) {
         if (worst > (double)marker_growth) {
             failed = 1;
             cmt_msg("check failed: live bytes grow by %s per marker \"%s\", limit %s per marker",
-                    cmt_human_size((uint64_t)(worst + 0.5), s1, sizeof s1), a.procs[gp].replay.growth[gi].label,
+                    cmt_human_size((uint64_t)(worst + 0.5), s1, sizeof s1), a.procs[gp].replay.marks.growth[gi].label,
                     cmt_human_size(marker_growth, s2, sizeof s2));
             cmt_growth_print_over(&a, (double)marker_growth, stderr, 5);
         }
@@ -172,76 +150,63 @@ int cmt_cmd_check(int argc, char **argv) {
         struct cmt_report_opts bo = ro;
         struct cmt_suppressions bsupp = {0};
         if (ro.suppressions) { /* the same patterns, separate counters */
-            for (size_t i = 0; i < supp.n; i++) {
-                struct cmt_suppression *nv = realloc(bsupp.v, (bsupp.n + 1) * sizeof *nv);
-                if (!nv) break;
-                bsupp.v = nv;
-                nv[bsupp.n].pattern = strdup(supp.v[i].pattern);
-                nv[bsupp.n].leaks = nv[bsupp.n].bytes = 0;
-                if (nv[bsupp.n].pattern) bsupp.n++;
-            }
+            bsupp.v = calloc(cli.supp.n + 1, sizeof *bsupp.v);
+            for (size_t i = 0; bsupp.v && i < cli.supp.n; i++)
+                if ((bsupp.v[bsupp.n].pattern = strdup(cli.supp.v[i].pattern))) bsupp.n++;
             bo.suppressions = &bsupp;
         }
         char *bargs[1] = {(char *)baseline};
-        rc = cmt_load_dumps(&b, &bo, bargs, 1);
+        if (bsupp.n != (ro.suppressions ? cli.supp.n : 0)) {
+            cmt_msg("check: out of memory");
+            rc = 3;
+        } else
+            rc = cmt_load_dumps(&b, &bo, bargs, 1);
         if (rc) {
             cmt_analysis_free(&a);
             cmt_analysis_free(&b);
             cmt_suppress_free(&bsupp);
             goto out;
         }
+        struct cmt_comparison cmp;
+        if (cmt_compare(&b, &a, &cmp) != 0) {
+            cmt_msg("check: out of memory");
+            cmt_analysis_free(&a);
+            cmt_analysis_free(&b);
+            cmt_suppress_free(&bsupp);
+            rc = 3;
+            goto out;
+        }
         if (a.leaked_bytes > b.leaked_bytes) {
             failed = 1;
-            cmt_msg("check failed: leaked bytes grew from %s to %s against the baseline", cmt_human_size(b.leaked_bytes, s1, sizeof s1),
-                    cmt_human_size(a.leaked_bytes, s2, sizeof s2));
-            size_t na, nb;
-            struct chain_bytes *ca = chains(&a, &na), *cb = chains(&b, &nb);
+            cmt_msg("check failed: leaked bytes grew from %s to %s against the baseline",
+                    cmt_human_size(b.leaked_bytes, s1, sizeof s1), cmt_human_size(a.leaked_bytes, s2, sizeof s2));
+            size_t n;
+            size_t *ix = cmt_compare_order(&cmp, 1, &n);
             int shown = 0;
-            for (size_t i = 0; ca && i < na && shown < 5; i++) {
-                uint64_t old = 0;
-                for (size_t k = 0; cb && k < nb; k++)
-                    if (!strcmp(ca[i].chain, cb[k].chain)) old = cb[k].bytes;
-                if (ca[i].bytes <= old) continue;
+            for (size_t i = 0; ix && i < n && shown < 5; i++) {
+                const struct cmt_chain_delta *e = &cmp.chains[ix[i]];
+                if (e->leak[CMT_NEW] <= e->leak[CMT_OLD]) continue;
                 shown++;
-                fprintf(stderr, "    %s %s -> %s: %s\n", old ? "grew" : "new", cmt_human_size(old, s1, sizeof s1),
-                        cmt_human_size(ca[i].bytes, s2, sizeof s2), ca[i].chain[0] ? ca[i].chain : "(no stack)");
+                fprintf(stderr, "    %s %s -> %s: %s\n", e->leak[CMT_OLD] ? "grew" : "new",
+                        cmt_human_size(e->leak[CMT_OLD], s1, sizeof s1),
+                        cmt_human_size(e->leak[CMT_NEW], s2, sizeof s2), e->chain[0] ? e->chain : "(no stack)");
             }
-            free_chains(ca, na);
-            free_chains(cb, nb);
+            free(ix);
         }
         if (have_growth) {
-            int matched = 0;
-            for (size_t g = 0; g < a.ngpus; g++)
-                for (size_t k = 0; k < b.ngpus; k++) {
-                    if (strcmp(a.gpus[g].uuid, b.gpus[k].uuid)) continue;
-                    matched = 1;
-                    double old = (double)b.gpus[k].peak_bytes, now = (double)a.gpus[g].peak_bytes;
-                    if (now > old * (1 + growth / 100) && now > old) {
-                        failed = 1;
-                        cmt_msg("check failed: peak on %s grew %.1f%% (%s -> %s), limit %g%%", a.gpus[g].uuid,
-                                old > 0 ? (now - old) / old * 100 : 100.0, cmt_human_size(b.gpus[k].peak_bytes, s1, sizeof s1),
-                                cmt_human_size(a.gpus[g].peak_bytes, s2, sizeof s2), growth);
-                        /* the stacks live at that peak, from the first process on it */
-                        for (size_t p = 0; p < a.nprocs; p++) {
-                            const struct cmt_replay *r = &a.procs[p].replay;
-                            for (size_t d = 0; d < r->ndevs; d++) {
-                                char u[48];
-                                cmt_uuid_format(r->devs[d].uuid, u);
-                                if (!r->devs[d].has_info || strcmp(u, a.gpus[g].uuid)) continue;
-                                for (size_t s = 0; s < r->devs[d].npeak_top && s < 3; s++) {
-                                    fprintf(stderr, "    %s live at the peak (pid %u):\n",
-                                            cmt_human_size(r->devs[d].peak_top[s].bytes, s1, sizeof s1), a.procs[p].hdr.pid);
-                                    struct cmt_stack_sym st = cmt_analysis_stack(&a, p, r->devs[d].peak_top[s].stack);
-                                    print_stack(&st, 8);
-                                    cmt_stack_sym_free(&st);
-                                }
-                                p = a.nprocs - 1;
-                                break;
-                            }
-                        }
-                    }
+            for (size_t k = 0; k < cmp.ngpus; k++) {
+                const struct cmt_gpu *go = cmp.gpus[k].g[CMT_OLD], *gn = cmp.gpus[k].g[CMT_NEW];
+                if (!go || !gn) continue;
+                double old = (double)go->peak_bytes, now = (double)gn->peak_bytes;
+                if (now > old * (1 + growth / 100) && now > old) {
+                    failed = 1;
+                    cmt_msg("check failed: peak on %s grew %.1f%% (%s -> %s), limit %g%%", gn->uuid,
+                            old > 0 ? (now - old) / old * 100 : 100.0, cmt_human_size(go->peak_bytes, s1, sizeof s1),
+                            cmt_human_size(gn->peak_bytes, s2, sizeof s2), growth);
+                    print_peak_stacks(&a, gn->uuid);
                 }
-            if (!matched) {
+            }
+            if (!cmp.gpus_matched) {
                 uint64_t ma = 0, mb = 0;
                 for (size_t g = 0; g < a.ngpus; g++)
                     if (a.gpus[g].peak_bytes > ma) ma = a.gpus[g].peak_bytes;
@@ -249,21 +214,25 @@ int cmt_cmd_check(int argc, char **argv) {
                     if (b.gpus[g].peak_bytes > mb) mb = b.gpus[g].peak_bytes;
                 if ((double)ma > (double)mb * (1 + growth / 100) && ma > mb) {
                     failed = 1;
-                    cmt_msg("check failed: largest per-GPU peak grew %.1f%% (%s -> %s), limit %g%% (no GPU uuid in common)",
-                            mb ? ((double)ma - (double)mb) / (double)mb * 100 : 100.0, cmt_human_size(mb, s1, sizeof s1),
-                            cmt_human_size(ma, s2, sizeof s2), growth);
+                    cmt_msg(
+                        "check failed: largest per-GPU peak grew %.1f%% (%s -> %s), limit %g%% (no GPU uuid in common)",
+                        mb ? ((double)ma - (double)mb) / (double)mb * 100 : 100.0, cmt_human_size(mb, s1, sizeof s1),
+                        cmt_human_size(ma, s2, sizeof s2), growth);
                 }
             }
         }
+        cmt_comparison_free(&cmp);
         cmt_analysis_free(&b);
         cmt_suppress_free(&bsupp);
     }
     if (!failed)
-        cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
-                cmt_human_size(a.suppressed_bytes, s2, sizeof s2), a.nprocs, a.nprocs == 1 ? "" : "es");
-    rc = failed ? 1 : 0;
+        cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s",
+                cmt_human_size(a.leaked_bytes, s1, sizeof s1), cmt_human_size(a.suppressed_bytes, s2, sizeof s2),
+                a.nprocs, a.nprocs == 1 ? "" : "es");
+    rc = cmt_analysis_status(&a);
+    if (!rc) rc = failed ? 1 : 0;
     cmt_analysis_free(&a);
 out:
-    cmt_suppress_free(&supp);
+    cmt_suppress_free(&cli.supp);
     return rc;
 }

@@ -3,29 +3,19 @@
  * directory of dumps). Totals (leaked bytes, OOMs, peaks), devices matched by UUID (never by
  * ordinal: CUDA_VISIBLE_DEVICES may number them differently), and the stacks whose leaked bytes or
  * bytes live at the peak grew, shrank, appeared or disappeared. Stacks are matched by their
- * symbolized function chains (cmt_stack_chain), never by addresses, so a rebuilt binary still
+ * symbolized function chains (compare.h), never by addresses, so a rebuilt binary still
  * compares with its baseline.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_json.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "cli.h"
+#include "compare.h"
+#include "render.h"
 
 #define DIFF_TOP 65536 /* stacks kept per peak snapshot: all of them in practice */
-
-struct dentry {
-    char *chain;
-    uint64_t leak[2], lallocs[2], peak[2];
-};
-
-struct dside {
-    const char *arg;
-    struct cmt_analysis a;
-    uint64_t peak_total; /* sum of the GPUs' peaks */
-};
 
 static const char diff_help[] =
     "usage: cumemtrack diff [OPTIONS] OLD NEW\n"
@@ -41,354 +31,85 @@ static const char diff_help[] =
     "  -o FILE              write to FILE instead of stdout\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
-static const char *status_of(uint64_t o, uint64_t n) {
-    if (o == n) return "unchanged";
-    if (!o) return "appeared";
-    if (!n) return "disappeared";
-    return n > o ? "grew" : "shrank";
-}
-
-static const char *signed_size(uint64_t o, uint64_t n, char *buf, size_t cap) {
-    char b[32];
-    if (o == n) snprintf(buf, cap, "0");
-    else snprintf(buf, cap, "%c%s", n > o ? '+' : '-', cmt_human_size(n > o ? n - o : o - n, b, sizeof b));
-    return buf;
-}
-
-static int cmp_chain(const void *x, const void *y) {
-    return strcmp(((const struct dentry *)x)->chain, ((const struct dentry *)y)->chain);
-}
-
-static int push_entry(struct dentry **v, size_t *n, size_t *cap, char *chain, int side, uint64_t leak, uint64_t lallocs, uint64_t peak) {
-    if (!chain) return -1;
-    if (*n == *cap) {
-        size_t nc = *cap ? *cap * 2 : 64;
-        struct dentry *nv = realloc(*v, nc * sizeof *nv);
-        if (!nv) {
-            free(chain);
-            return -1;
-        }
-        *v = nv;
-        *cap = nc;
-    }
-    struct dentry *e = &(*v)[(*n)++];
-    memset(e, 0, sizeof *e);
-    e->chain = chain;
-    e->leak[side] = leak;
-    e->lallocs[side] = lallocs;
-    e->peak[side] = peak;
-    return 0;
-}
-
-static int collect(struct dside *s, int side, struct dentry **v, size_t *n, size_t *cap) {
-    struct cmt_analysis *a = &s->a;
-    for (size_t i = 0; i < a->nleaks; i++)
-        if (push_entry(v, n, cap, cmt_stack_chain(&a->leaks[i].stack), side, a->leaks[i].leak->bytes, a->leaks[i].leak->allocations, 0))
-            return -1;
-    for (size_t p = 0; p < a->nprocs; p++) {
-        const struct cmt_replay *r = &a->procs[p].replay;
-        for (size_t k = 0; k < r->ndevs; k++) {
-            const struct cmt_devstate *d = &r->devs[k];
-            for (size_t t = 0; d->peak && t < d->npeak_top; t++) {
-                struct cmt_stack_sym st = cmt_analysis_stack(a, p, d->peak_top[t].stack);
-                int rc = push_entry(v, n, cap, cmt_stack_chain(&st), side, 0, 0, d->peak_top[t].bytes);
-                cmt_stack_sym_free(&st);
-                if (rc) return -1;
-            }
-        }
-    }
-    for (size_t g = 0; g < a->ngpus; g++) s->peak_total += a->gpus[g].peak_bytes;
-    return 0;
-}
-
-/* entries of one metric (leak: 1, peak: 0) ordered by the size of their change, largest first */
-static const struct dentry *g_sort_v;
-static int g_sort_leak;
-static uint64_t delta_of(const struct dentry *e, int leak) {
-    const uint64_t *m = leak ? e->leak : e->peak;
-    return m[1] > m[0] ? m[1] - m[0] : m[0] - m[1];
-}
-static int cmp_delta(const void *x, const void *y) {
-    const struct dentry *a = &g_sort_v[*(const size_t *)x], *b = &g_sort_v[*(const size_t *)y];
-    uint64_t da = delta_of(a, g_sort_leak), db = delta_of(b, g_sort_leak);
-    if (da != db) return da > db ? -1 : 1;
-    return strcmp(a->chain, b->chain);
-}
-
-static size_t *order(const struct dentry *v, size_t n, int leak, size_t *nout) {
-    size_t *ix = malloc((n ? n : 1) * sizeof *ix), k = 0;
-    if (!ix) return NULL;
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t *m = leak ? v[i].leak : v[i].peak;
-        if (m[0] || m[1]) ix[k++] = i;
-    }
-    g_sort_v = v;
-    g_sort_leak = leak;
-    if (k > 1) qsort(ix, k, sizeof *ix, cmp_delta);
-    *nout = k;
-    return ix;
-}
-
-/* "inner <- outer <- ..." for text */
-static void text_chain(FILE *f, const char *chain) {
-    if (!*chain) {
-        fputs("(no stack recorded)", f);
-        return;
-    }
-    for (const char *p = chain; *p; p++) {
-        if (*p == ';') fputs(" <- ", f);
-        else fputc((unsigned char)*p < 0x20 ? '?' : *p, f);
-    }
-}
-
-static void text_section(FILE *f, const char *title, const struct dentry *v, size_t n, int leak, size_t top) {
-    size_t k;
-    size_t *ix = order(v, n, leak, &k);
-    if (!ix) return;
-    size_t changed = 0;
-    for (size_t i = 0; i < k; i++) changed += delta_of(&v[ix[i]], leak) != 0;
-    fprintf(f, "\n%s stacks (matched by function chain): %zu changed, %zu unchanged\n", title, changed, k - changed);
-    for (size_t i = 0; i < k && i < top; i++) {
-        const struct dentry *e = &v[ix[i]];
-        const uint64_t *m = leak ? e->leak : e->peak;
-        if (m[0] == m[1]) break;
-        char b1[32], b2[32], b3[40];
-        fprintf(f, "  %-11s %11s  (%s -> %s)  ", status_of(m[0], m[1]), signed_size(m[0], m[1], b3, sizeof b3),
-                cmt_human_size(m[0], b1, sizeof b1), cmt_human_size(m[1], b2, sizeof b2));
-        text_chain(f, e->chain);
-        fputc('\n', f);
-    }
-    if (changed > top) fprintf(f, "  ... %zu more (--top N, or --json for all)\n", changed - top);
-    free(ix);
-}
-
-struct gpair {
-    const struct cmt_gpu *g[2];
+struct diff_job {
+    const struct cmt_comparison *cmp;
+    size_t top;
+    int json;
 };
 
-static size_t gpu_pairs(struct dside *s, struct gpair **out) {
-    size_t n = 0;
-    struct gpair *v = calloc(s[0].a.ngpus + s[1].a.ngpus + 1, sizeof *v);
-    if (!v) return 0;
-    for (int side = 0; side < 2; side++)
-        for (size_t g = 0; g < s[side].a.ngpus; g++) {
-            const struct cmt_gpu *gp = &s[side].a.gpus[g];
-            size_t k = 0;
-            while (k < n && strcmp((v[k].g[0] ? v[k].g[0] : v[k].g[1])->uuid, gp->uuid)) k++;
-            if (k == n) n++;
-            v[k].g[side] = gp;
-        }
-    *out = v;
-    return n;
-}
-
-static void write_text(FILE *f, struct dside *s, const struct dentry *v, size_t n, size_t top) {
-    char b1[32], b2[32], b3[40], b4[32], b5[32], b6[40];
-    fprintf(f, "cumemtrack diff: %s (%zu process%s) -> %s (%zu process%s)\n", s[0].arg, s[0].a.nprocs, s[0].a.nprocs == 1 ? "" : "es",
-            s[1].arg, s[1].a.nprocs, s[1].a.nprocs == 1 ? "" : "es");
-    fprintf(f, "\n  %-10s %12s %12s %12s\n", "", "OLD", "NEW", "CHANGE");
-    fprintf(f, "  %-10s %12s %12s %12s\n", "leaked", cmt_human_size(s[0].a.leaked_bytes, b1, sizeof b1),
-            cmt_human_size(s[1].a.leaked_bytes, b2, sizeof b2), signed_size(s[0].a.leaked_bytes, s[1].a.leaked_bytes, b3, sizeof b3));
-    fprintf(f, "  %-10s %12s %12s %12s\n", "peak (sum)", cmt_human_size(s[0].peak_total, b1, sizeof b1),
-            cmt_human_size(s[1].peak_total, b2, sizeof b2), signed_size(s[0].peak_total, s[1].peak_total, b3, sizeof b3));
-    fprintf(f, "  %-10s %12zu %12zu %+12lld\n", "OOMs", s[0].a.nooms, s[1].a.nooms, (long long)s[1].a.nooms - (long long)s[0].a.nooms);
-    struct gpair *gp = NULL;
-    size_t ng = gpu_pairs(s, &gp);
-    fprintf(f, "\ndevices (matched by uuid)\n");
-    if (!ng) fprintf(f, "  (no device memory recorded)\n");
+static int write_diff(void *arg, FILE *f) {
+    struct diff_job *j = arg;
+    if (j->json)
+        cmt_render_diff_json(j->cmp, f);
     else
-        fprintf(f, "  %-40s %10s %10s %11s  %10s %10s %11s  %s\n", "UUID", "PEAK OLD", "PEAK NEW", "CHANGE", "LEAK OLD", "LEAK NEW",
-                "CHANGE", "STATUS");
-    for (size_t i = 0; i < ng; i++) {
-        uint64_t po = gp[i].g[0] ? gp[i].g[0]->peak_bytes : 0, pn = gp[i].g[1] ? gp[i].g[1]->peak_bytes : 0;
-        uint64_t lo = gp[i].g[0] ? gp[i].g[0]->leaked_bytes : 0, ln = gp[i].g[1] ? gp[i].g[1]->leaked_bytes : 0;
-        const char *st = !gp[i].g[0] ? "appeared" : !gp[i].g[1] ? "disappeared" : status_of(po, pn);
-        fprintf(f, "  %-40s %10s %10s %11s  %10s %10s %11s  %s\n", (gp[i].g[0] ? gp[i].g[0] : gp[i].g[1])->uuid,
-                cmt_human_size(po, b1, sizeof b1), cmt_human_size(pn, b2, sizeof b2), signed_size(po, pn, b3, sizeof b3),
-                cmt_human_size(lo, b4, sizeof b4), cmt_human_size(ln, b5, sizeof b5), signed_size(lo, ln, b6, sizeof b6), st);
-    }
-    free(gp);
-    text_section(f, "leak", v, n, 1, top);
-    text_section(f, "peak", v, n, 0, top);
+        cmt_render_diff_text(j->cmp, j->top, f);
+    return 0;
 }
 
-static void json_side(struct cmt_json *j, const char *key, struct dside *s, char **paths, size_t npaths) {
-    cmt_json_object(j, key);
-    cmt_json_str(j, "argument", s->arg);
-    cmt_json_array(j, "dumps");
-    for (size_t i = 0; i < npaths; i++) cmt_json_str(j, NULL, paths[i]);
-    cmt_json_array_end(j);
-    cmt_json_u64(j, "processes", s->a.nprocs);
-    cmt_json_u64(j, "leaked_bytes", s->a.leaked_bytes);
-    cmt_json_u64(j, "leaked_allocations", s->a.leaked_allocations);
-    cmt_json_u64(j, "peak_bytes", s->peak_total);
-    cmt_json_u64(j, "ooms", s->a.nooms);
-    cmt_json_object_end(j);
-}
-
-static void json_section(struct cmt_json *j, const char *key, const struct dentry *v, size_t n, int leak) {
-    size_t k;
-    size_t *ix = order(v, n, leak, &k);
-    cmt_json_array(j, key);
-    for (size_t i = 0; ix && i < k; i++) {
-        const struct dentry *e = &v[ix[i]];
-        const uint64_t *m = leak ? e->leak : e->peak;
-        cmt_json_object(j, NULL);
-        cmt_json_str(j, "status", status_of(m[0], m[1]));
-        cmt_json_u64(j, "old_bytes", m[0]);
-        cmt_json_u64(j, "new_bytes", m[1]);
-        cmt_json_i64(j, "delta_bytes", (int64_t)(m[1] - m[0]));
-        if (leak) {
-            cmt_json_u64(j, "old_allocations", e->lallocs[0]);
-            cmt_json_u64(j, "new_allocations", e->lallocs[1]);
-        }
-        cmt_json_str(j, "chain", e->chain);
-        cmt_json_array(j, "functions"); /* innermost first */
-        for (const char *p = e->chain; *p;) {
-            const char *q = strchr(p, ';');
-            size_t len = q ? (size_t)(q - p) : strlen(p);
-            cmt_json_strn(j, NULL, p, len);
-            p += len + (q != NULL);
-        }
-        cmt_json_array_end(j);
-        cmt_json_object_end(j);
-    }
-    cmt_json_array_end(j);
-    free(ix);
-}
-
-static void write_json(FILE *f, struct dside *s, char **paths[2], size_t npaths[2], const struct dentry *v, size_t n) {
-    struct cmt_json jj, *j = &jj;
-    cmt_json_init(j, f, 1);
-    cmt_json_object(j, NULL);
-    cmt_json_str(j, "tool", "cumemtrack");
-    cmt_json_str(j, "kind", "diff");
-    json_side(j, "old", &s[0], paths[0], npaths[0]);
-    json_side(j, "new", &s[1], paths[1], npaths[1]);
-    cmt_json_i64(j, "leaked_delta_bytes", (int64_t)(s[1].a.leaked_bytes - s[0].a.leaked_bytes));
-    cmt_json_i64(j, "peak_delta_bytes", (int64_t)(s[1].peak_total - s[0].peak_total));
-    struct gpair *gp = NULL;
-    size_t ng = gpu_pairs(s, &gp);
-    cmt_json_array(j, "devices");
-    for (size_t i = 0; i < ng; i++) {
-        const struct cmt_gpu *any = gp[i].g[0] ? gp[i].g[0] : gp[i].g[1];
-        cmt_json_object(j, NULL);
-        cmt_json_str(j, "uuid", any->uuid);
-        cmt_json_str(j, "name", any->name);
-        cmt_json_str(j, "pci_bus_id", any->pci);
-        for (int side = 0; side < 2; side++) {
-            const struct cmt_gpu *g = gp[i].g[side];
-            if (!g) {
-                cmt_json_null(j, side ? "new" : "old");
-                continue;
-            }
-            cmt_json_object(j, side ? "new" : "old");
-            cmt_json_u64(j, "peak_bytes", g->peak_bytes);
-            cmt_json_u64(j, "leaked_bytes", g->leaked_bytes);
-            cmt_json_u64(j, "processes", g->processes);
-            cmt_json_object_end(j);
-        }
-        uint64_t po = gp[i].g[0] ? gp[i].g[0]->peak_bytes : 0, pn = gp[i].g[1] ? gp[i].g[1]->peak_bytes : 0;
-        uint64_t lo = gp[i].g[0] ? gp[i].g[0]->leaked_bytes : 0, ln = gp[i].g[1] ? gp[i].g[1]->leaked_bytes : 0;
-        cmt_json_i64(j, "peak_delta_bytes", (int64_t)(pn - po));
-        cmt_json_i64(j, "leaked_delta_bytes", (int64_t)(ln - lo));
-        cmt_json_str(j, "status", !gp[i].g[0] ? "appeared" : !gp[i].g[1] ? "disappeared" : status_of(po, pn));
-        cmt_json_object_end(j);
-    }
-    cmt_json_array_end(j);
-    free(gp);
-    json_section(j, "leaks", v, n, 1);
-    json_section(j, "peak", v, n, 0);
-    cmt_json_object_end(j);
-    cmt_json_finish(j);
+static int diff_option(struct cmt_cli *c, int opt, const char *arg) {
+    (void)arg;
+    if (opt != 'j') return 0;
+    *(int *)c->arg = 1;
+    return 1;
 }
 
 int cmt_cmd_diff(int argc, char **argv) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'}, CMT_COMMON_OPTIONS, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    int json = 0, c;
+    int json = 0;
     size_t top = 10;
-    const char *out = NULL;
-    struct cmt_report_opts ro = {0};
-    struct cmt_suppressions supp = {0};
     char err[1024];
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(diff_help, stdout); cmt_suppress_free(&supp); return 0;
-        default: {
-            int r = cmt_common_option("diff", c, optarg, &ro, &supp, &top);
-            if (r > 0) break;
-            if (r == 0) cmt_msg("diff: unknown or incomplete option '%s'\n%s", argv[optind - 1], diff_help);
-            cmt_suppress_free(&supp);
-            return 2;
-        }
-        }
-    }
+    struct cmt_cli cli = {.cmd = "diff", .help = diff_help, .top = &top, .arg = &json};
+    int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, diff_option);
+    if (prc >= 0) return prc;
+    const char *out = cli.out;
+    struct cmt_report_opts ro = cli.ro;
     if (argc - optind != 2) {
         cmt_msg("diff: needs exactly two arguments, OLD and NEW (got %d)\n%s", argc - optind, diff_help);
-        cmt_suppress_free(&supp);
+        cmt_suppress_free(&cli.supp);
         return 2;
     }
     ro.top_n = DIFF_TOP;
-    struct dside s[2];
+    struct cmt_analysis s[2];
     memset(s, 0, sizeof s);
     char **paths[2] = {NULL, NULL};
     size_t npaths[2] = {0, 0};
     int rc = 0, loaded = 0;
     for (int side = 0; side < 2 && !rc; side++) {
-        s[side].arg = argv[optind + side];
         if (cmt_expand_paths(argv + optind + side, 1, &paths[side], &npaths[side], err, sizeof err) != 0) {
             cmt_msg("%s", err);
             rc = 3;
             break;
         }
         loaded = side + 1;
-        if (cmt_analysis_load(&s[side].a, &ro, paths[side], npaths[side]) != 0) {
-            cmt_msg("%s", s[side].a.err);
+        if (cmt_analysis_load(&s[side], &ro, paths[side], npaths[side]) != 0) {
+            cmt_msg("%s", s[side].err);
             rc = 3;
         }
     }
-    struct dentry *v = NULL;
-    size_t n = 0, cap = 0;
-    if (!rc && (collect(&s[0], 0, &v, &n, &cap) != 0 || collect(&s[1], 1, &v, &n, &cap) != 0)) {
+    struct cmt_comparison cmp = {0};
+    if (!rc && cmt_compare(&s[0], &s[1], &cmp) != 0) {
         cmt_msg("diff: out of memory");
         rc = 3;
     }
-    if (!rc) {
-        if (n) qsort(v, n, sizeof *v, cmp_chain);
-        size_t w = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (w && !strcmp(v[w - 1].chain, v[i].chain)) {
-                for (int k = 0; k < 2; k++) {
-                    v[w - 1].leak[k] += v[i].leak[k];
-                    v[w - 1].lallocs[k] += v[i].lallocs[k];
-                    v[w - 1].peak[k] += v[i].peak[k];
-                }
-                free(v[i].chain);
-            } else
-                v[w++] = v[i];
-        }
-        n = w;
-        FILE *f = cmt_open_output(out);
-        if (!f) rc = 3;
-        else {
-            if (json) write_json(f, s, paths, npaths, v, n);
-            else write_text(f, s, v, n, top);
-            rc = cmt_close_output(f, out);
-        }
+    for (int side = 0; side < 2; side++) {
+        cmp.arg[side] = argv[optind + side];
+        cmp.paths[side] = paths[side];
+        cmp.npaths[side] = npaths[side];
     }
-    for (size_t i = 0; i < n; i++) free(v[i].chain);
-    free(v);
+    struct diff_job job = {&cmp, top, json};
+    if (!rc) {
+        rc = cmt_write_output(out, write_diff, &job);
+        if (!rc) rc = cmt_analysis_status(&s[0]);
+        if (!rc) rc = cmt_analysis_status(&s[1]);
+    }
+    cmt_comparison_free(&cmp);
     for (int side = 0; side < loaded; side++) {
-        cmt_analysis_free(&s[side].a);
+        cmt_analysis_free(&s[side]);
         cmt_free_paths(paths[side], npaths[side]);
     }
-    cmt_suppress_free(&supp);
+    cmt_suppress_free(&cli.supp);
     return rc;
 }

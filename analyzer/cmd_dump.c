@@ -37,20 +37,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_reader.h"
+#include "cmds.h"
+#include "cli.h"
 
-static const char dump_help[] = "usage: cumemtrack dump [--raw] [-o FILE] DUMP\n"
-                                "Prints every record of DUMP in sequence order, one line each (format: analyzer/cmd_dump.c).\n"
-                                "  --raw    numeric api/kind, plus writer and file offset per record\n";
+static const char dump_help[] =
+    "usage: cumemtrack dump [--raw] [-o FILE] DUMP\n"
+    "Prints every record of DUMP in sequence order, one line each (format: analyzer/cmd_dump.c).\n"
+    "  --raw    numeric api/kind, plus writer and file offset per record\n";
 
 static void qstr(FILE *f, const char *s, size_t n) {
     fputc('"', f);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f) fprintf(f, "\\x%02x", c);
-        else fputc(c, f);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            fprintf(f, "\\x%02x", c);
+        else
+            fputc(c, f);
     }
     fputc('"', f);
 }
@@ -75,23 +79,35 @@ static void api(FILE *f, int raw, const struct apiname *v, size_t nv, uint64_t i
 
 static void kind(FILE *f, int raw, uint64_t k) {
     const char *n = cmt_kind_name(k);
-    if (raw || !n) fprintf(f, " kind=%llu", (unsigned long long)k);
-    else fprintf(f, " kind=%s", n);
+    if (raw || !n)
+        fprintf(f, " kind=%llu", (unsigned long long)k);
+    else
+        fprintf(f, " kind=%s", n);
 }
 
 int cmt_cmd_dump(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"raw", no_argument, 0, 'r'}, {"help", no_argument, 0, 'h'}, {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"raw", no_argument, 0, 'r'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {0, 0, 0, 0}};
     int raw = 0, c;
     const char *out = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'r': raw = 1; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(dump_help, stdout); return 0;
-        default: cmt_msg("dump: unknown or incomplete option '%s'\n%s", argv[optind - 1], dump_help); return 2;
+        case 'r':
+            raw = 1;
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            fputs(dump_help, stdout);
+            return 0;
+        default:
+            cmt_msg("dump: unknown or incomplete option '%s'\n%s", argv[optind - 1], dump_help);
+            return 2;
         }
     }
     if (optind != argc - 1) {
@@ -117,27 +133,31 @@ int cmt_cmd_dump(int argc, char **argv) {
         return 3;
     }
     const struct cmt_file_header *h = cmt_dump_header(d);
-    fprintf(f, "# %s pid=%u version=%u.%u writers=%u blocks=%u truncated=%d\n", cmt_dump_path(d), h->pid, h->version_major,
-            h->version_minor, cmt_dump_writers(d), cmt_dump_blocks(d), cmt_dump_truncated(d));
+    fprintf(f, "# %s pid=%u version=%u.%u writers=%u blocks=%u truncated=%d\n", cmt_dump_path(d), h->pid,
+            h->version_major, h->version_minor, cmt_dump_writers(d), cmt_dump_blocks(d), cmt_dump_truncated(d));
     char u[48];
     while ((rc = cmt_dump_next(d, &e)) > 0) {
         const char *tn = cmt_rec_name(e->type);
         fprintf(f, "seq=%llu t=%lld ", (unsigned long long)e->seq, (long long)e->time_ns);
-        if (tn) fputs(tn, f);
-        else fprintf(f, "EXT_0x%02x len=%zu", e->type, e->payload_len);
+        if (tn)
+            fputs(tn, f);
+        else
+            fprintf(f, "EXT_0x%02x len=%zu", e->type, e->payload_len);
         switch (e->type) {
         case CMT_REC_ALLOC:
         case CMT_REC_RETRACK:
             api(f, raw, names, nn, e->api);
             kind(f, raw, e->kind);
-            fprintf(f, " dev=%lld ptr=0x%llx size=%llu granted=%llu stack=%llu ctx=%llu flags=0x%llx", (long long)e->device,
-                    (unsigned long long)e->ptr, (unsigned long long)e->size, (unsigned long long)e->granted,
-                    (unsigned long long)e->stack, (unsigned long long)e->ctx, (unsigned long long)e->flags);
+            fprintf(f, " dev=%lld ptr=0x%llx size=%llu granted=%llu stack=%llu ctx=%llu flags=0x%llx",
+                    (long long)e->device, (unsigned long long)e->ptr, (unsigned long long)e->size,
+                    (unsigned long long)e->granted, (unsigned long long)e->stack, (unsigned long long)e->ctx,
+                    (unsigned long long)e->flags);
             if (e->type == CMT_REC_RETRACK) fprintf(f, " result=%llu", (unsigned long long)e->result);
             break;
         case CMT_REC_FREE:
             api(f, raw, names, nn, e->api);
-            fprintf(f, " dev=%lld ptr=0x%llx flags=0x%llx", (long long)e->device, (unsigned long long)e->ptr, (unsigned long long)e->flags);
+            fprintf(f, " dev=%lld ptr=0x%llx flags=0x%llx", (long long)e->device, (unsigned long long)e->ptr,
+                    (unsigned long long)e->flags);
             break;
         case CMT_REC_OOM:
         case CMT_REC_FAILED:
@@ -147,7 +167,8 @@ int cmt_cmd_dump(int argc, char **argv) {
             break;
         case CMT_REC_TEARDOWN:
             api(f, raw, names, nn, e->api);
-            fprintf(f, " dev=%lld ctx=%llu flags=0x%llx", (long long)e->device, (unsigned long long)e->ctx, (unsigned long long)e->flags);
+            fprintf(f, " dev=%lld ctx=%llu flags=0x%llx", (long long)e->device, (unsigned long long)e->ctx,
+                    (unsigned long long)e->flags);
             break;
         case CMT_REC_STACK:
             fprintf(f, " id=%llu n=%u", (unsigned long long)e->id, e->nframes);
@@ -180,37 +201,43 @@ int cmt_cmd_dump(int argc, char **argv) {
             fprintf(f, " total=%llu", (unsigned long long)e->total);
             break;
         case CMT_REC_CTX:
-            fprintf(f, " idx=%llu dev=%lld handle=0x%llx", (unsigned long long)e->ctx, (long long)e->device, (unsigned long long)e->handle);
+            fprintf(f, " idx=%llu dev=%lld handle=0x%llx", (unsigned long long)e->ctx, (long long)e->device,
+                    (unsigned long long)e->handle);
             break;
         case CMT_REC_EXIT: {
             static const char *const hn[] = {NULL, "clean", "exit-immediate", "exec"};
-            if (e->how >= 1 && e->how <= 3) fprintf(f, " how=%s", hn[e->how]);
-            else fprintf(f, " how=%llu", (unsigned long long)e->how);
-            fprintf(f, " status=%lld", (long long)e->status);
+            if (e->exit_how >= 1 && e->exit_how <= 3)
+                fprintf(f, " how=%s", hn[e->exit_how]);
+            else
+                fprintf(f, " how=%llu", (unsigned long long)e->exit_how);
+            fprintf(f, " status=%lld", (long long)e->exit_status);
             break;
         }
         case CMT_REC_MODULE_LOAD:
             fprintf(f, " id=%llu base=0x%llx path=", (unsigned long long)e->id, (unsigned long long)e->base);
             qstr(f, e->str1, e->str1_len);
             fprintf(f, " buildid=");
-            for (size_t i = 0; i < e->str2_len; i++) fprintf(f, "%02x", (unsigned char)e->str2[i]);
+            for (size_t i = 0; i < e->str2_len; i++)
+                fprintf(f, "%02x", (unsigned char)e->str2[i]);
             for (uint32_t i = 0; i < e->nseg; i++)
-                fprintf(f, " seg=0x%llx:0x%llx:%llu", (unsigned long long)e->segs[i].vaddr, (unsigned long long)e->segs[i].memsz,
-                        (unsigned long long)e->segs[i].flags);
+                fprintf(f, " seg=0x%llx:0x%llx:%llu", (unsigned long long)e->segs[i].vaddr,
+                        (unsigned long long)e->segs[i].memsz, (unsigned long long)e->segs[i].flags);
             break;
-        case CMT_REC_MODULE_UNLOAD: fprintf(f, " id=%llu", (unsigned long long)e->id); break;
+        case CMT_REC_MODULE_UNLOAD:
+            fprintf(f, " id=%llu", (unsigned long long)e->id);
+            break;
         case CMT_REC_POOL:
-            fprintf(f, " handle=0x%llx type=%llu loc=%lld op=%llu", (unsigned long long)e->id, (unsigned long long)e->handle,
-                    (long long)e->device, (unsigned long long)e->how);
+            fprintf(f, " handle=0x%llx type=%llu loc=%lld op=%llu", (unsigned long long)e->pool,
+                    (unsigned long long)e->location_type, (long long)e->location_id, (unsigned long long)e->op);
             break;
         case CMT_REC_UNMATCHED_PROC:
             fprintf(f, " name=");
             qstr(f, e->str1, e->str1_len);
-            fprintf(f, " version=%llu flags=0x%llx", (unsigned long long)e->how, (unsigned long long)e->flags);
+            fprintf(f, " version=%llu flags=0x%llx", (unsigned long long)e->version, (unsigned long long)e->flags);
             break;
         case CMT_REC_VMM_MAP:
-            fprintf(f, " op=%llu ptr=0x%llx size=%llu handle=0x%llx", (unsigned long long)e->how, (unsigned long long)e->ptr,
-                    (unsigned long long)e->size, (unsigned long long)e->handle);
+            fprintf(f, " op=%llu ptr=0x%llx size=%llu handle=0x%llx", (unsigned long long)e->op,
+                    (unsigned long long)e->ptr, (unsigned long long)e->size, (unsigned long long)e->handle);
             break;
         case CMT_REC_INFO:
             fprintf(f, " key=");
@@ -225,13 +252,15 @@ int cmt_cmd_dump(int argc, char **argv) {
             qstr(f, e->str2, e->str2_len);
             break;
         case CMT_REC_ALERT:
-            fprintf(f, " dev=%lld live=%llu threshold=%llu caller=%lld", (long long)e->device, (unsigned long long)e->total,
-                    (unsigned long long)e->how, (long long)e->status);
+            fprintf(f, " dev=%lld live=%llu threshold=%llu caller=%lld", (long long)e->device,
+                    (unsigned long long)e->live, (unsigned long long)e->threshold, (long long)e->caller);
             break;
-        case CMT_REC_EXEC_FAILED: fprintf(f, " errno=%lld", (long long)e->status); break;
+        case CMT_REC_EXEC_FAILED:
+            fprintf(f, " errno=%lld", (long long)e->err);
+            break;
         case CMT_REC_SUBALLOC:
-            fprintf(f, " op=%llu heap=0x%llx ptr=0x%llx size=%llu stack=%llu name=", (unsigned long long)e->how,
-                    (unsigned long long)e->handle, (unsigned long long)e->ptr, (unsigned long long)e->size,
+            fprintf(f, " op=%llu heap=0x%llx ptr=0x%llx size=%llu stack=%llu name=", (unsigned long long)e->op,
+                    (unsigned long long)e->heap, (unsigned long long)e->ptr, (unsigned long long)e->size,
                     (unsigned long long)e->stack);
             qstr(f, e->str1, e->str1_len);
             break;
@@ -239,7 +268,8 @@ int cmt_cmd_dump(int argc, char **argv) {
             fprintf(f, " id=%llu name=", (unsigned long long)e->id);
             qstr(f, e->str1, e->str1_len);
             break;
-        default: break;
+        default:
+            break;
         }
         if (raw) fprintf(f, " w=%u off=%llu", e->writer, (unsigned long long)e->offset);
         fputc('\n', f);

@@ -1,14 +1,15 @@
 /*
  * cmd_report.c — cumemtrack report [--json] [--top N] [--suppressions FILE] [--no-symbols]
- * [--debug-dir DIR] [--html] [-o FILE] DUMP|DIR...  (--html: cmt_html.h)
+ * [--debug-dir DIR] [--html] [-o FILE] DUMP|DIR...  (--html: render_html.h)
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
-#include "cmt_html.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "render_html.h"
+#include "cli.h"
+#include "render.h"
 
 static const char report_help[] =
     "usage: cumemtrack report [OPTIONS] DUMP|DIR...\n"
@@ -24,72 +25,71 @@ static const char report_help[] =
     "  -o FILE              write the report to FILE instead of stdout\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
+struct report_flags {
+    int json, html;
+};
+
+static int report_option(struct cmt_cli *c, int opt, const char *arg) {
+    (void)arg;
+    struct report_flags *fl = c->arg;
+    if (opt == 'j')
+        fl->json = 1;
+    else if (opt == 'H')
+        fl->html = 1;
+    else
+        return 0;
+    return 1;
+}
+
+struct report_job {
+    struct cmt_analysis *a;
+    const struct cmt_tl *tl;
+    size_t top;
+    int json, html;
+};
+
+static int write_report(void *arg, FILE *f) {
+    struct report_job *j = arg;
+    if (j->html) return cmt_render_html(j->a, j->tl, j->top, f);
+    if (j->json)
+        cmt_render_json(j->a, f);
+    else
+        cmt_render_text(j->a, f);
+    return 0;
+}
+
 int cmt_cmd_report(int argc, char **argv) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"html", no_argument, 0, 'H'}, CMT_COMMON_OPTIONS,
-        {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0},
+        {"json", no_argument, 0, 'j'},         {"html", no_argument, 0, 'H'}, CMT_COMMON_OPTIONS,
+        {"output", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
     };
-    int json = 0, html = 0, c;
-    const char *out = NULL;
-    struct cmt_report_opts ro = {0};
-    struct cmt_suppressions supp = {0};
-    char err[1024];
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json = 1; break;
-        case 'H': html = 1; break;
-        case 'o': out = optarg; break;
-        case 'h': fputs(report_help, stdout); cmt_suppress_free(&supp); return 0;
-        default: {
-            int r = cmt_common_option("report", c, optarg, &ro, &supp, NULL);
-            if (r > 0) break;
-            if (r == 0) cmt_msg("report: unknown or incomplete option '%s'\n%s", argv[optind - 1], report_help);
-            cmt_suppress_free(&supp);
-            return 2;
-        }
-        }
-    }
-    if (optind >= argc) {
-        cmt_msg("report: no dump given\n%s", report_help);
-        cmt_suppress_free(&supp);
-        return 2;
-    }
-    char **paths;
-    size_t npaths;
-    if (cmt_expand_paths(argv + optind, argc - optind, &paths, &npaths, err, sizeof err) != 0) {
-        cmt_msg("%s", err);
-        cmt_suppress_free(&supp);
-        return 3;
-    }
+    struct report_flags fl = {0, 0};
+    struct cmt_cli cli = {.cmd = "report", .help = report_help, .need_dumps = 1, .arg = &fl};
+    int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, report_option);
+    if (prc >= 0) return prc;
+    int json = fl.json, html = fl.html;
+    const char *out = cli.out;
+    struct cmt_report_opts ro = cli.ro;
     struct cmt_analysis a;
     struct cmt_tl tl;
     size_t top = ro.top_n ? ro.top_n : 10;
     cmt_tl_init(&tl, &a, html ? CMT_HTML_BUCKETS : 0);
-    if (html) { /* the timeline through the hook; every stack of the peaks for the icicle graph */
-        ro.hook = cmt_tl_hook;
-        ro.hook_arg = &tl;
+    if (html) { /* the timeline told by the replays; every stack of the peaks for the icicle graph */
+        ro.observer = cmt_tl_observe;
+        ro.observer_begin = cmt_tl_begin;
+        ro.observer_arg = &tl;
         ro.top_n = 65536;
     }
-    int rc = cmt_analysis_load(&a, &ro, paths, npaths);
-    if (rc) {
-        cmt_msg("%s", a.err);
-    } else {
-        FILE *f = cmt_open_output(out);
-        if (!f) rc = 3;
-        else {
-            if (html) rc = cmt_report_html(&a, &tl, top, f);
-            else if (json) cmt_report_json(&a, f);
-            else cmt_report_text(&a, f);
-            int crc = cmt_close_output(f, out);
-            if (!rc) rc = crc;
-        }
+    int rc = cmt_load_dumps(&a, &ro, argv + optind, argc - optind);
+    if (!rc && html && cmt_tl_finish(&tl) != 0) {
+        cmt_msg("out of memory while building the timeline");
+        rc = 3;
     }
+    struct report_job job = {&a, &tl, top, json, html};
+    if (!rc) rc = cmt_write_output(out, write_report, &job);
+    if (!rc) rc = cmt_analysis_status(&a);
     cmt_analysis_free(&a);
     cmt_tl_free(&tl);
-    cmt_free_paths(paths, npaths);
-    cmt_suppress_free(&supp);
+    cmt_suppress_free(&cli.supp);
     return rc;
 }

@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmt_cmds.h"
-#include "cmt_report.h"
+#include "cmds.h"
+#include "cli.h"
 
 static const char run_help[] =
     "usage: cumemtrack run [OPTIONS] [--] CMD [ARGS...]\n"
@@ -97,7 +97,8 @@ static int cmt_run_find_lib(char *out, size_t cap) {
         }
         if (!found) {
             cmt_msg("run: libcumemtrack.so is neither in %s nor in %s/../lib/cumemtrack "
-                    "(set CUMEMTRACK_LIB)", self, self);
+                    "(set CUMEMTRACK_LIB)",
+                    self, self);
             return -1;
         }
     }
@@ -178,7 +179,8 @@ static int cmt_run_list_has(const char *list, const char *what, int whole) {
             }
         }
         s += n;
-        while (*s == ':' || *s == ' ') s++;
+        while (*s == ':' || *s == ' ')
+            s++;
     }
     return 0;
 }
@@ -223,7 +225,8 @@ static size_t cmt_run_read_manifest(const char *path, char ***out) {
         if (line[len - 1] == '\n') line[--len] = 0;
         if (!len) continue;
         int dup = 0;
-        for (size_t i = 0; i < n && !dup; i++) dup = !strcmp((*out)[i], line);
+        for (size_t i = 0; i < n && !dup; i++)
+            dup = !strcmp((*out)[i], line);
         if (dup) continue;
         if (n == cap) {
             cap = cap ? 2 * cap : 8;
@@ -301,8 +304,10 @@ static void cmt_run_summary(char **dumps, size_t n) {
 
 int cmt_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'}, {"depth", required_argument, 0, 'd'},
-        {"no-children", no_argument, 0, 'n'}, {"help", no_argument, 0, 'h'},
+        {"output", required_argument, 0, 'o'},
+        {"depth", required_argument, 0, 'd'},
+        {"no-children", no_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *tmpl = NULL, *depth = NULL;
@@ -311,7 +316,9 @@ int cmt_cmd_run(int argc, char **argv) {
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
-        case 'o': tmpl = optarg; break;
+        case 'o':
+            tmpl = optarg;
+            break;
         case 'd': {
             char *end;
             errno = 0;
@@ -323,8 +330,12 @@ int cmt_cmd_run(int argc, char **argv) {
             depth = optarg;
             break;
         }
-        case 'n': no_children = 1; break;
-        case 'h': fputs(run_help, stdout); return 0;
+        case 'n':
+            no_children = 1;
+            break;
+        case 'h':
+            fputs(run_help, stdout);
+            return 0;
         default:
             cmt_msg("run: unknown or incomplete option '%s'\n%s", argv[optind - 1], run_help);
             return 2;
@@ -389,9 +400,11 @@ int cmt_cmd_run(int argc, char **argv) {
     sigemptyset(&sa.sa_mask);
     sigset_t block, old_mask;
     sigemptyset(&block);
-    for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaddset(&block, cmt_run_signals[i]);
+    for (size_t i = 0; i < CMT_RUN_NSIG; i++)
+        sigaddset(&block, cmt_run_signals[i]);
     sigprocmask(SIG_BLOCK, &block, &old_mask);
-    for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaction(cmt_run_signals[i], &sa, &old_sa[i]);
+    for (size_t i = 0; i < CMT_RUN_NSIG; i++)
+        sigaction(cmt_run_signals[i], &sa, &old_sa[i]);
 
     int pfd[2];
     if (pipe2(pfd, O_CLOEXEC) != 0) {
@@ -411,7 +424,8 @@ int cmt_cmd_run(int argc, char **argv) {
         return CMT_RUN_EXEC_FAILED;
     }
     if (pid == 0) {
-        for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaction(cmt_run_signals[i], &old_sa[i], NULL);
+        for (size_t i = 0; i < CMT_RUN_NSIG; i++)
+            sigaction(cmt_run_signals[i], &old_sa[i], NULL);
         sigprocmask(SIG_SETMASK, &old_mask, NULL);
         close(pfd[0]);
         execvp(cmd[0], cmd);
@@ -426,16 +440,19 @@ int cmt_cmd_run(int argc, char **argv) {
     close(pfd[1]);
     int exec_err = 0;
     ssize_t got;
-    do got = read(pfd[0], &exec_err, sizeof exec_err);
+    do
+        got = read(pfd[0], &exec_err, sizeof exec_err);
     while (got < 0 && errno == EINTR);
     close(pfd[0]);
 
     int status = 0;
     pid_t w;
-    do w = waitpid(pid, &status, 0);
+    do
+        w = waitpid(pid, &status, 0);
     while (w < 0 && errno == EINTR);
     cmt_run_child = 0;
-    for (size_t i = 0; i < CMT_RUN_NSIG; i++) sigaction(cmt_run_signals[i], &old_sa[i], NULL);
+    for (size_t i = 0; i < CMT_RUN_NSIG; i++)
+        sigaction(cmt_run_signals[i], &old_sa[i], NULL);
 
     int rc;
     if (got == (ssize_t)sizeof exec_err) {
@@ -456,7 +473,8 @@ int cmt_cmd_run(int argc, char **argv) {
     unlink(manifest);
     if (got != (ssize_t)sizeof exec_err || n) cmt_run_summary(dumps, n);
     cmt_run_pass_up(outer_manifest, dumps, n);
-    for (size_t i = 0; i < n; i++) free(dumps[i]);
+    for (size_t i = 0; i < n; i++)
+        free(dumps[i]);
     free(dumps);
     free(outer_manifest);
     return rc;

@@ -3,11 +3,11 @@
  * Conventions for every subcommand: data to stdout (or -o FILE), messages to stderr prefixed
  * "cumemtrack: ", exit 0 ok, 1 check failed, 2 usage, 3 bad input.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cmt_cmds.h"
+#include "cli.h"
+#include "cmds.h"
 
 struct cmt_command {
     const char *name;
@@ -24,33 +24,6 @@ static const struct cmt_command cmt_commands[] = {
     {"flame", cmt_cmd_flame, "folded stacks of leaks or of the peak, for flamegraph.pl and speedscope"},
     {"timeline", cmt_cmd_timeline, "live device memory over time (text, CSV, Perfetto/Chrome trace JSON)"},
 };
-
-void cmt_msg(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("cumemtrack: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-FILE *cmt_open_output(const char *path) {
-    if (!path || !strcmp(path, "-")) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) cmt_msg("%s: cannot write: %m", path);
-    return f;
-}
-
-int cmt_close_output(FILE *f, const char *path) {
-    int bad = ferror(f);
-    if (f == stdout) bad |= fflush(f) != 0;
-    else bad |= fclose(f) != 0;
-    if (bad) {
-        cmt_msg("%s: write error", path ? path : "stdout");
-        return 3;
-    }
-    return 0;
-}
 
 static void usage(FILE *f) {
     fprintf(f, "usage: cumemtrack SUBCOMMAND [OPTIONS] ...\n\nsubcommands:\n");

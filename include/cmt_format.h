@@ -2,7 +2,7 @@
  * cmt_format.h — the cumemtrack dump format (version 2.0). This comment is the specification.
  *
  * Shared by the tracer (preload/, the only writer) and the analyzer (analyzer/, the reader).
- * tests/test_format.c pins every offset and size below: change them only with a major version bump.
+ * tests/unit/test_format.c pins every offset and size below: change them only with a major version bump.
  *
  * FILE
  *   [ file header: CMT_HEADER_SIZE (4096) bytes, struct cmt_file_header ]
@@ -140,31 +140,38 @@
 #define CMT_MAX_FRAMES 256u
 #define CMT_MAX_SEGMENTS 64u
 
-/* Record types. */
+/* Record types: X(NAME, type byte). The one list: the enum below and the reader's names
+ * (analyzer/reader.c, "ALLOC", "MODULE_LOAD"...) are generated from it. Core types are below
+ * CMT_REC_EXT_FIRST; extension types (CMT_REC_EXT_FIRST..CMT_REC_EXT_LAST) carry a length. */
+#define CMT_RECORDS(X)                                                                             \
+    X(ALLOC, 0x01)                                                                                 \
+    X(FREE, 0x02)                                                                                  \
+    X(RETRACK, 0x03)                                                                               \
+    X(OOM, 0x04)                                                                                   \
+    X(FAILED, 0x05)                                                                                \
+    X(TEARDOWN, 0x06)                                                                              \
+    X(STACK, 0x07)                                                                                 \
+    X(DEVICE, 0x08)                                                                                \
+    X(CTX, 0x09)                                                                                   \
+    X(EXIT, 0x0a)                                                                                  \
+    X(PYCODE, 0x0b)                                                                                \
+    X(MODULE_LOAD, 0x40)                                                                           \
+    X(MODULE_UNLOAD, 0x41)                                                                         \
+    X(POOL, 0x42)                                                                                  \
+    X(UNMATCHED_PROC, 0x43)                                                                        \
+    X(VMM_MAP, 0x44)                                                                               \
+    X(INFO, 0x45)                                                                                  \
+    X(MARKER, 0x46)                                                                                \
+    X(ALERT, 0x47)                                                                                 \
+    X(EXEC_FAILED, 0x48)                                                                           \
+    X(API_NAME, 0x49)                                                                              \
+    X(SUBALLOC, 0x4a)
+
 enum cmt_rec {
-    CMT_REC_ALLOC = 0x01,
-    CMT_REC_FREE = 0x02,
-    CMT_REC_RETRACK = 0x03,
-    CMT_REC_OOM = 0x04,
-    CMT_REC_FAILED = 0x05,
-    CMT_REC_TEARDOWN = 0x06,
-    CMT_REC_STACK = 0x07,
-    CMT_REC_DEVICE = 0x08,
-    CMT_REC_CTX = 0x09,
-    CMT_REC_EXIT = 0x0a,
-    CMT_REC_PYCODE = 0x0b,
+#define CMT_REC_ENUM(name, type) CMT_REC_##name = type,
+    CMT_RECORDS(CMT_REC_ENUM)
+#undef CMT_REC_ENUM
     CMT_REC_EXT_FIRST = 0x40,
-    CMT_REC_MODULE_LOAD = 0x40,
-    CMT_REC_MODULE_UNLOAD = 0x41,
-    CMT_REC_POOL = 0x42,
-    CMT_REC_UNMATCHED_PROC = 0x43,
-    CMT_REC_VMM_MAP = 0x44,
-    CMT_REC_INFO = 0x45,
-    CMT_REC_MARKER = 0x46,
-    CMT_REC_ALERT = 0x47,
-    CMT_REC_EXEC_FAILED = 0x48,
-    CMT_REC_API_NAME = 0x49,
-    CMT_REC_SUBALLOC = 0x4a,
     CMT_REC_EXT_LAST = 0x7f,
 };
 

@@ -6,8 +6,8 @@
  *   - the dump path: `cumemtrack dump` and `dump --raw` (every record decoded and printed);
  *   - the check path: `cumemtrack check --no-symbols --max-leak-bytes 1`.
  * Output goes to /dev/null. Built by `make fuzz` (tests/reliability/reliability.mk) with
- * clang -fsanitize=fuzzer,address,undefined; the analyzer's main.c is replaced by the three helpers
- * below (messages are formatted, then dropped).
+ * clang -fsanitize=fuzzer,address,undefined; the analyzer's main.c is left out and its messages
+ * go to /dev/null (cmt_msg_out).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -20,34 +20,17 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cmt_cmds.h"
-#include "cmt_report.h"
+#include "cli.h"
+#include "cmds.h"
+#include "render.h"
 
 static FILE *devnull;
-
-void cmt_msg(const char *fmt, ...) {
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-}
-
-FILE *cmt_open_output(const char *path) {
-    (void)path;
-    return devnull;
-}
-
-int cmt_close_output(FILE *f, const char *path) {
-    (void)path;
-    fflush(f);
-    return ferror(f) ? 3 : 0;
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc;
     (void)argv;
     devnull = fopen("/dev/null", "w");
+    cmt_msg_out = devnull; /* messages are formatted, then dropped */
     /* the subcommands print to stdout: send it to /dev/null too (libFuzzer reports on stderr) */
     int fd = fileno(devnull);
     dup2(fd, 1);
@@ -71,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *paths[1] = {path};
     struct cmt_analysis a;
     if (cmt_analysis_load(&a, &ro, paths, 1) == 0) {
-        cmt_report_json(&a, devnull);
-        cmt_report_text(&a, devnull);
+        cmt_render_json(&a, devnull);
+        cmt_render_text(&a, devnull);
     }
     cmt_analysis_free(&a);
 

@@ -56,9 +56,9 @@ rel-asan:
 	@echo "reliability: $(CC) cannot build with $(ASAN_FLAGS); sanitizer builds skipped"
 endif
 
-$(ASAN_OUT)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/cmt_format.h include/cmt_wire.h
+$(ASAN_OUT)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/cmt_format.h include/cmt_wire.h $(CMT_AN_ASSETS)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -O1 -Ianalyzer -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -O1 $(CMT_AN_INC) -c -o $@ $<
 
 $(ASAN_OUT)/cumemtrack: $(ASAN_AN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(CMT_AN_LIBS)
@@ -96,10 +96,10 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 FUZZ_OUT := $(BUILD)/fuzz
 FUZZ_AN_SRCS := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
-FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -I$(CUDA_INC) -Ianalyzer \
+FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -I$(CUDA_INC) $(CMT_AN_INC) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
-$(FUZZ_OUT)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_AN_SRCS) $(wildcard analyzer/*.h) include/cmt_format.h
+$(FUZZ_OUT)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_AN_SRCS) $(wildcard analyzer/*.h) include/cmt_format.h $(CMT_AN_ASSETS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_report.c $(FUZZ_AN_SRCS) $(CMT_AN_LIBS)
 

@@ -1,0 +1,413 @@
+/*
+ * analysis.c — the model every renderer reads: loads and replays dumps (on several threads),
+ * merges them, symbolizes/suppresses/sorts the leaks, merges GPUs by UUID and judges the
+ * imbalance. See analysis.h.
+ */
+#include "analysis.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *cmt_anomaly_hint(int an) {
+    switch (an) {
+    case CMT_AN_UNKNOWN_FREE:
+        return "frees of pointers never seen allocated: allocated before tracing started or by an untracked path";
+    case CMT_AN_DOUBLE_FREE:
+        return "the same pointer freed twice without a new allocation in between: a bug in the program";
+    case CMT_AN_FAILED_FREE:
+        return "the driver refused a free; the pointer stayed allocated";
+    case CMT_AN_FAILED_CALLS:
+        return "allocation calls that failed with an error other than out-of-memory";
+    case CMT_AN_DROPPED_EVENTS:
+        return "disk full or size limit: set CUMEMTRACK_OUTPUT to a larger filesystem";
+    case CMT_AN_DROPPED_STACKS:
+        return "stack table full or out of memory: some leaks show no stack; lower CUMEMTRACK_DEPTH";
+    case CMT_AN_TABLE_FULL:
+        return "the tracker's pointer table was full: those allocations were not tracked";
+    case CMT_AN_TRUNCATED_DUMPS:
+        return "a dump ends inside a block: copied while written, or the filesystem filled up";
+    case CMT_AN_DIED_PROCESSES:
+        return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
+    case CMT_AN_UNMATCHED_PROC:
+        return "cuGetProcAddress entry points passed through untracked: the CUDA version is newer than the tracer";
+    case CMT_AN_CAPTURED_ALLOCATIONS:
+        return "allocations made during stream capture (graph nodes): never counted as live";
+    }
+    return "";
+}
+
+struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t id) {
+    struct cmt_stack_sym r = {0, NULL};
+    const struct cmt_replay *rp = &a->procs[proc].replay;
+    const struct cmt_stack *st = id ? cmt_replay_stack(rp, id) : NULL;
+    if (!st || !st->nframes) return r;
+    size_t cap = (size_t)st->nframes * 2 + 8;
+    r.frames = calloc(cap, sizeof *r.frames);
+    if (!r.frames) {
+        a->out_of_memory++;
+        return r;
+    }
+    for (uint32_t i = 0; i < st->nframes; i++) {
+        struct cmt_sym_frame f[CMT_SYM_MAX_INLINE];
+        size_t n = cmt_sym_resolve(a->sym, rp->mods, rp->nmods, st->frames[i], f, CMT_SYM_MAX_INLINE);
+        if (r.n + n > cap) {
+            size_t nc = (r.n + n) * 2;
+            struct cmt_sym_frame *nf = realloc(r.frames, nc * sizeof *nf);
+            if (!nf) {
+                a->out_of_memory++;
+                break;
+            }
+            r.frames = nf;
+            cap = nc;
+        }
+        memcpy(r.frames + r.n, f, n * sizeof *f);
+        r.n += n;
+    }
+    return r;
+}
+
+void cmt_stack_sym_free(struct cmt_stack_sym *s) {
+    free(s->frames);
+    s->frames = NULL;
+    s->n = 0;
+}
+
+static const char *exit_name(const struct cmt_replay *r) {
+    if (!r->have_exit) return "died";
+    switch (r->exit_how) {
+    case CMT_EXIT_CLEAN:
+        return "clean";
+    case CMT_EXIT_IMMEDIATE:
+        return "exit-immediate";
+    case CMT_EXIT_EXEC:
+        return "exec";
+    }
+    return "clean";
+}
+
+static char *join_cmdline(const struct cmt_file_header *h) {
+    size_t n = h->cmdline_len <= sizeof h->cmdline ? h->cmdline_len : sizeof h->cmdline;
+    char *s = malloc(n + 1);
+    if (!s) return NULL;
+    memcpy(s, h->cmdline, n);
+    s[n] = 0;
+    while (n && !s[n - 1])
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (!s[i]) s[i] = ' ';
+    s[n] = 0;
+    return s;
+}
+
+static int suppressed(struct cmt_analysis *a, const struct cmt_stack_sym *st, uint64_t bytes) {
+    struct cmt_suppressions *s = a->opts.suppressions;
+    if (!s) return 0;
+    for (size_t k = 0; k < s->n; k++) {
+        const char *p = s->v[k].pattern;
+        for (size_t i = 0; i < st->n; i++) {
+            const struct cmt_sym_frame *f = &st->frames[i];
+            if (cmt_suppress_match(p, f->function) || cmt_suppress_match(p, f->file) ||
+                cmt_suppress_match(p, f->module)) {
+                s->v[k].leaks++;
+                s->v[k].bytes += bytes;
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int cmp_rleak(const void *x, const void *y) {
+    const struct cmt_rleak *a = x, *b = y;
+    if (a->leak->bytes != b->leak->bytes) return a->leak->bytes > b->leak->bytes ? -1 : 1;
+    if (a->proc != b->proc) return a->proc < b->proc ? -1 : 1;
+    return a->leak < b->leak ? -1 : a->leak > b->leak; /* each process' leaks are already ordered */
+}
+
+static void fix_cstr(char *s, size_t cap) {
+    s[cap - 1] = 0;
+}
+
+static int build_imbalance(struct cmt_analysis *a) {
+    a->outlier = -1;
+    for (size_t p = 0; p < a->nprocs; p++) {
+        const struct cmt_replay *r = &a->procs[p].replay;
+        for (size_t i = 0; i < r->ndevs; i++) {
+            const struct cmt_devstate *d = &r->devs[i];
+            char u[48];
+            if (!cmt_device_uuid(d, u)) continue;
+            size_t g = 0;
+            while (g < a->ngpus && strcmp(a->gpus[g].uuid, u))
+                g++;
+            if (g == a->ngpus) {
+                struct cmt_gpu *ng = realloc(a->gpus, (a->ngpus + 1) * sizeof *ng);
+                if (!ng) return -1;
+                a->gpus = ng;
+                memset(&ng[g], 0, sizeof ng[g]);
+                snprintf(ng[g].uuid, sizeof ng[g].uuid, "%s", u);
+                snprintf(ng[g].name, sizeof ng[g].name, "%s", d->name);
+                snprintf(ng[g].pci, sizeof ng[g].pci, "%s", d->pci);
+                a->ngpus++;
+            }
+            a->gpus[g].peak_bytes += d->peak;
+            a->gpus[g].leaked_bytes += d->leaked_bytes;
+            a->gpus[g].processes++;
+        }
+    }
+    size_t used = 0, maxi = 0, firstpci = (size_t)-1;
+    double sum = 0;
+    for (size_t g = 0; g < a->ngpus; g++) {
+        if (!a->gpus[g].peak_bytes) continue;
+        used++;
+        sum += (double)a->gpus[g].peak_bytes;
+        if (!used || a->gpus[g].peak_bytes > a->gpus[maxi].peak_bytes || !a->gpus[maxi].peak_bytes) maxi = g;
+        if (firstpci == (size_t)-1 || strcmp(a->gpus[g].pci, a->gpus[firstpci].pci) < 0) firstpci = g;
+    }
+    if (used < 2) {
+        a->peak_max_over_mean = 0;
+        snprintf(a->verdict, sizeof a->verdict, used ? "one GPU in use: nothing to compare" : "no GPU memory in use");
+        return 0;
+    }
+    double mean = sum / (double)used, ratio = (double)a->gpus[maxi].peak_bytes / mean;
+    a->peak_max_over_mean = ratio;
+    if (ratio >= CMT_IMBALANCE_OUTLIER) {
+        a->outlier = (int)maxi;
+        snprintf(a->verdict, sizeof a->verdict, "%s (pci %s) peaks at %.1fx the mean of %zu GPUs: %s",
+                 a->gpus[maxi].uuid, a->gpus[maxi].pci[0] ? a->gpus[maxi].pci : "?", ratio, used,
+                 maxi == firstpci ? "first-card skew typical of data-parallel training (every rank touching cuda:0)"
+                                  : "uneven load: check data sharding and model placement");
+    } else
+        snprintf(a->verdict, sizeof a->verdict, "balanced: max/mean %.2f across %zu GPUs", ratio, used);
+    return 0;
+}
+
+/* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
+ * Returns 0, or 3 with *err malloc'd. */
+static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
+                    char **err) {
+    char ebuf[1024];
+    struct cmt_process *p = &a->procs[i];
+    struct cmt_dump *d = cmt_dump_open(path, ebuf, sizeof ebuf);
+    if (!d) {
+        *err = strdup(ebuf);
+        return 3;
+    }
+    if (cmt_replay_init(&p->replay, a->opts.top_n) != 0) {
+        cmt_dump_close(d);
+        *err = strdup("out of memory");
+        return 3;
+    }
+    p->path = strdup(path);
+    p->hdr = *cmt_dump_header(d);
+    fix_cstr(p->hdr.host, sizeof p->hdr.host);
+    fix_cstr(p->hdr.job_id, sizeof p->hdr.job_id);
+    fix_cstr(p->hdr.exe, sizeof p->hdr.exe);
+    fix_cstr(p->hdr.cuda_visible_devices, sizeof p->hdr.cuda_visible_devices);
+    fix_cstr(p->hdr.cuda_device_order, sizeof p->hdr.cuda_device_order);
+    p->command = join_cmdline(&p->hdr);
+    p->truncated = cmt_dump_truncated(d);
+    p->writers = cmt_dump_writers(d);
+    p->blocks = cmt_dump_blocks(d);
+    p->replay.observer = opts->observer;
+    p->replay.observer_arg = opts->observer_arg;
+    p->replay.observer_id = i;
+    if (cmt_replay_dump(&p->replay, d) != 0) {
+        *err = strdup(cmt_dump_error(d));
+        cmt_dump_close(d);
+        return 3;
+    }
+    if (p->replay.out_of_memory) {
+        snprintf(ebuf, sizeof ebuf,
+                 "%s: out of memory while replaying it (%llu records lost): its figures would be wrong", path,
+                 (unsigned long long)p->replay.out_of_memory);
+        *err = strdup(ebuf);
+        cmt_dump_close(d);
+        return 3;
+    }
+    cmt_dump_close(d);
+    cmt_replay_trim(&p->replay); /* many dumps: keep only the summaries */
+    p->exit = exit_name(&p->replay);
+    return 0;
+}
+
+struct loader {
+    struct cmt_analysis *a;
+    const struct cmt_report_opts *opts;
+    char **paths, **errs;
+    size_t n;
+    _Atomic size_t next;
+    _Atomic int failed;
+};
+
+static void *load_worker(void *arg) {
+    struct loader *L = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&L->next, 1);
+        if (i >= L->n || atomic_load(&L->failed)) break;
+        if (load_one(L->a, L->opts, i, L->paths[i], &L->errs[i]) != 0) {
+            if (!L->errs[i]) L->errs[i] = strdup("out of memory");
+            atomic_store(&L->failed, 1);
+        }
+    }
+    return NULL;
+}
+
+/* Replays every dump; each process is independent, so they are spread over threads
+ * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when the observer wants the
+ * records in order).
+ * The first failing path in argument order is reported. */
+static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
+    struct loader L = {.a = a, .opts = opts, .paths = paths, .n = npaths};
+    a->nprocs = npaths; /* unloaded entries stay zeroed: cmt_analysis_free copes */
+    L.errs = calloc(npaths ? npaths : 1, sizeof *L.errs);
+    if (!L.errs) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    long nt = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *e = getenv("CUMEMTRACK_THREADS");
+    if (e && *e) nt = strtol(e, NULL, 10);
+    if (nt > 8 && !(e && *e)) nt = 8;
+    if (nt < 1 || opts->observe_in_order) nt = 1;
+    if ((size_t)nt > npaths) nt = (long)(npaths ? npaths : 1);
+    pthread_t *th = nt > 1 ? calloc((size_t)nt - 1, sizeof *th) : NULL;
+    long started = 0;
+    for (long t = 0; th && t < nt - 1; t++)
+        if (pthread_create(&th[t], NULL, load_worker, &L) == 0) started++;
+    load_worker(&L);
+    for (long t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    free(th);
+    int rc = 0;
+    for (size_t i = 0; i < npaths; i++)
+        if (L.errs[i] && !rc) {
+            snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
+            rc = 3;
+        }
+    for (size_t i = 0; i < npaths; i++)
+        free(L.errs[i]);
+    free(L.errs);
+    return rc;
+}
+
+int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
+    memset(a, 0, sizeof *a);
+    a->opts = *opts;
+    if (!a->opts.top_n) a->opts.top_n = 10;
+    a->outlier = -1;
+    a->sym = cmt_sym_new(!opts->no_symbols, opts->debug_dir);
+    a->procs = calloc(npaths ? npaths : 1, sizeof *a->procs);
+    if (!a->sym || !a->procs) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    if (opts->observer_begin && opts->observer_begin(opts->observer_arg, npaths) != 0) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    if (load_all(a, opts, paths, npaths) != 0) return 3;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_process *p = &a->procs[i];
+        const struct cmt_replay *r = &p->replay;
+        for (int k = 0; k < CMT_AN_COUNT; k++)
+            a->anomalies[k] += r->anomalies[k];
+        a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
+        a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
+        a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL];
+        uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
+        a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
+        a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;
+        a->anomalies[CMT_AN_DIED_PROCESSES] += !r->have_exit;
+        a->nooms += r->nooms;
+    }
+    /* leaks: symbolize, suppress, sort */
+    size_t total = 0;
+    for (size_t i = 0; i < a->nprocs; i++)
+        total += a->procs[i].replay.nleaks;
+    a->leaks = calloc(total ? total : 1, sizeof *a->leaks);
+    if (!a->leaks) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->nleaks; k++) {
+            const struct cmt_leak *l = &r->leaks[k];
+            struct cmt_rleak *rl = &a->leaks[a->nleaks];
+            rl->proc = i;
+            rl->leak = l;
+            rl->stack = cmt_analysis_stack(a, i, l->stack);
+            if (suppressed(a, &rl->stack, l->bytes)) {
+                a->suppressed_bytes += l->bytes;
+                cmt_stack_sym_free(&rl->stack);
+                continue;
+            }
+            char ubuf[48];
+            if (cmt_replay_uuid(r, l->device, ubuf)) rl->uuid = strdup(ubuf);
+            a->leaked_bytes += l->bytes;
+            a->leaked_allocations += l->allocations;
+            a->nleaks++;
+        }
+    }
+    size_t ndevs = 0;
+    for (size_t i = 0; i < a->nprocs; i++)
+        ndevs += a->procs[i].replay.ndevs;
+    a->peaks = calloc(ndevs + 1, sizeof *a->peaks);
+    if (!a->peaks) a->out_of_memory++;
+    for (size_t i = 0; a->peaks && i < a->nprocs; i++)
+        for (size_t k = 0; k < a->procs[i].replay.ndevs; k++)
+            if (a->procs[i].replay.devs[k].peak)
+                a->peaks[a->npeaks++] = (struct cmt_peak){i, &a->procs[i].replay.devs[k]};
+    if (a->out_of_memory) {
+        snprintf(a->err, sizeof a->err, "out of memory while symbolizing the leaks");
+        return 3;
+    }
+    if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
+    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0) {
+        snprintf(a->err, sizeof a->err, "out of memory");
+        return 3;
+    }
+    return 0;
+}
+
+void cmt_analysis_free(struct cmt_analysis *a) {
+    for (size_t i = 0; i < a->nleaks; i++) {
+        cmt_stack_sym_free(&a->leaks[i].stack);
+        free((char *)a->leaks[i].uuid);
+    }
+    free(a->leaks);
+    for (size_t i = 0; i < a->nprocs; i++) {
+        free(a->procs[i].path);
+        free(a->procs[i].command);
+        cmt_replay_free(&a->procs[i].replay);
+    }
+    free(a->procs);
+    free(a->gpus);
+    free(a->peaks);
+    cmt_ranks_free(a->ranks);
+    cmt_sym_free(a->sym);
+    memset(a, 0, sizeof *a);
+}
+
+uint64_t cmt_analysis_anomalies(const struct cmt_analysis *a) {
+    uint64_t n = 0;
+    for (int k = 0; k < CMT_AN_COUNT; k++)
+        if (k != CMT_AN_CAPTURED_ALLOCATIONS) n += a->anomalies[k];
+    return n;
+}
+
+double cmt_growth_max(const struct cmt_analysis *a, size_t *proc, size_t *index) {
+    double best = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        if (r->marks.ngrowth && r->marks.growth[0].bytes_per_marker > best) {
+            best = r->marks.growth[0].bytes_per_marker;
+            if (proc) *proc = i;
+            if (index) *index = 0;
+        }
+    }
+    return best;
+}

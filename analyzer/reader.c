@@ -1,0 +1,751 @@
+/*
+ * reader.c — dump reader: header validation, block scan, per-writer record decoding (decode_payload:
+ * the one place that knows every record's payload) and the k-way merge by sequence number. See
+ * reader.h.
+ */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmt_wire.h"
+
+struct cmt_blockref {
+    uint32_t writer, index;
+    uint64_t off, len;
+    int staging; /* CMT_BLOCK_MAGIC_STAGING: skipped when a normal copy exists */
+};
+
+struct cmt_stream {
+    uint32_t writer;
+    size_t first, count, cur; /* blocks[first .. first+count), cur: next block to open */
+    struct cmt_cursor c;      /* inside the open block */
+    uint64_t block_off;       /* file offset of the open block */
+    int open, partial, first_rec;
+    uint64_t seq, last_seq, ptr;
+    int64_t time;
+    int have_last, done;
+    uint8_t *buf;        /* the open block read into memory (NULL: decoded from the mapping) */
+    const uint8_t *base; /* where the open block's bytes are: buf or the mapping */
+    struct cmt_event ev;
+    uint64_t frames[CMT_MAX_FRAMES];          /* ev.frames */
+    struct cmt_pyframe_rec py[CMT_MAX_FRAMES]; /* ev.py */
+    int major;                                /* the dump's version_major */
+    struct cmt_segment segs[CMT_MAX_SEGMENTS]; /* ev.segs */
+};
+
+struct cmt_dump {
+    char *path;
+    const uint8_t *map;
+    size_t size;
+    const struct cmt_file_header *hdr;
+    int fd; /* blocks are read with pread (see open_block) */
+    int truncated, corrupt;
+    struct cmt_blockref *blocks;
+    size_t nblocks;
+    struct cmt_stream *streams;
+    size_t nstreams;
+    size_t *heap, nheap;
+    size_t last; /* stream returned last, to advance on the next call; (size_t)-1: none */
+    /* the smallest head among the other streams (seq, writer) when last was chosen: while last's
+     * next record stays below it, last is the head again without touching the heap */
+    uint64_t bound_seq;
+    uint32_t bound_writer;
+    int have_bound;
+    int started;
+    struct cmt_pycode *pycodes; /* by PYCODE id, filled as the merged iteration meets them */
+    size_t npycodes;
+    size_t page;
+    char err[512];
+};
+
+static const char *const rec_names[CMT_REC_EXT_LAST + 1] = {
+#define CMT_REC_NAME(name, type) [type] = #name,
+    CMT_RECORDS(CMT_REC_NAME)
+#undef CMT_REC_NAME
+};
+
+const char *cmt_rec_name(unsigned type) {
+    if (type < sizeof rec_names / sizeof rec_names[0]) return rec_names[type];
+    return NULL;
+}
+
+static const char *const kind_names[] = {
+#define CMT_KIND_NAME(id, name) name,
+    CMT_KINDS(CMT_KIND_NAME)
+#undef CMT_KIND_NAME
+};
+
+const char *cmt_kind_name(uint64_t kind) {
+    return kind < CMT_KIND_COUNT ? kind_names[kind] : NULL;
+}
+
+static void set_err(char *err, size_t errlen, const char *path, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    int n = snprintf(err, errlen, "%s: ", path);
+    if (n < 0 || (size_t)n >= errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static int cmp_block(const void *a, const void *b) {
+    const struct cmt_blockref *x = a, *y = b;
+    if (x->writer != y->writer) return x->writer < y->writer ? -1 : 1;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return x->staging - y->staging; /* the normal copy first */
+}
+
+/* Drops the pages of [off, end) from this process (MADV_DONTNEED: a private read-only file mapping
+ * reads them back from the file when touched again), so resident memory stays a few blocks per
+ * writer instead of growing with the file. Pointers into the mapping stay valid. */
+#define CMT_READ_MAX (1u << 20) /* blocks up to this size are read, not mapped */
+
+static void release(struct cmt_dump *d, uint64_t off, uint64_t end) {
+    uint64_t a = (off + d->page - 1) & ~(uint64_t)(d->page - 1), b = end & ~(uint64_t)(d->page - 1);
+    if (b > a) madvise((void *)(d->map + a), (size_t)(b - a), MADV_DONTNEED);
+}
+
+struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        set_err(err, errlen, path, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        set_err(err, errlen, path, "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    size_t size = (size_t)st.st_size;
+    if (size < sizeof(struct cmt_file_header)) {
+        set_err(err, errlen, path, "offset %zu (file header): file too short for a dump header (%zu bytes, need %u)",
+                size, size, CMT_HEADER_SIZE);
+        close(fd);
+        return NULL;
+    }
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        set_err(err, errlen, path, "cannot map: %s", strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    const struct cmt_file_header *h = map;
+    const char *why = NULL;
+    char buf[160];
+    if (memcmp(h->magic, CMT_MAGIC, 8) != 0)
+        why = "offset 0 (magic): not a cumemtrack dump (bad magic)";
+    else if (h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR) {
+        snprintf(buf, sizeof buf,
+                 "offset 8 (version_major): unsupported format version %u.%u (this reader reads %u.x to %u.x)",
+                 h->version_major, h->version_minor, CMT_VERSION_MAJOR_OLDEST, CMT_VERSION_MAJOR);
+        why = buf;
+    } else if (h->header_size < CMT_HEADER_SIZE || h->header_size > (1u << 20) || h->header_size % 8) {
+        snprintf(buf, sizeof buf, "offset 12 (header_size): invalid header size %u", h->header_size);
+        why = buf;
+    } else if (h->block_size < 64 || h->block_size > (1u << 28) || h->block_size % 8) {
+        snprintf(buf, sizeof buf, "offset 16 (block_size): invalid block size %u", h->block_size);
+        why = buf;
+    } else if (h->header_size > size) {
+        snprintf(buf, sizeof buf, "offset 12 (header_size): file (%zu bytes) shorter than its header (%u bytes)", size,
+                 h->header_size);
+        why = buf;
+    } else if (h->cmdline_len > sizeof h->cmdline) {
+        snprintf(buf, sizeof buf, "offset 336 (cmdline_len): %u exceeds %zu", h->cmdline_len, sizeof h->cmdline);
+        why = buf;
+    }
+    if (why) {
+        set_err(err, errlen, path, "%s", why);
+        munmap(map, size);
+        close(fd);
+        return NULL;
+    }
+    struct cmt_dump *d = calloc(1, sizeof *d);
+    if (!d) goto oom;
+    d->path = strdup(path);
+    d->map = map;
+    d->size = size;
+    d->hdr = h;
+    d->fd = fd;
+    d->last = (size_t)-1;
+    size_t bs = h->block_size, body = size - h->header_size;
+    size_t nfull = body / bs, rem = body % bs;
+    if (rem) d->truncated = 1;
+    size_t maxb = nfull + (rem >= sizeof(struct cmt_block_header));
+    d->blocks = calloc(maxb ? maxb : 1, sizeof *d->blocks);
+    if (!d->path || !d->blocks) goto oom;
+    for (size_t i = 0; i < maxb; i++) {
+        uint64_t off = h->header_size + (uint64_t)i * bs;
+        struct cmt_block_header bh;
+        /* pread, not the mapping: a page fault costs far more than a small read on VMs, and the
+         * mapped pages would stay resident */
+        if (pread(fd, &bh, sizeof bh, (off_t)off) != (ssize_t)sizeof bh) memcpy(&bh, d->map + off, sizeof bh);
+        if (bh.magic == 0) continue;
+        if (bh.magic != CMT_BLOCK_MAGIC && bh.magic != CMT_BLOCK_MAGIC_STAGING) {
+            set_err(err, errlen, path, "offset %llu (block %zu magic): corrupt block header (magic 0x%08x)",
+                    (unsigned long long)off, i, bh.magic);
+            goto fail;
+        }
+        if (bh.writer == 0) {
+            set_err(err, errlen, path, "offset %llu (block %zu writer): writer id 0 is invalid",
+                    (unsigned long long)off + 4, i);
+            goto fail;
+        }
+        struct cmt_blockref *b = &d->blocks[d->nblocks++];
+        b->writer = bh.writer;
+        b->index = bh.index;
+        b->off = off;
+        b->len = i < nfull ? bs : rem;
+        b->staging = bh.magic == CMT_BLOCK_MAGIC_STAGING;
+    }
+    if (d->nblocks > 1) qsort(d->blocks, d->nblocks, sizeof *d->blocks, cmp_block);
+    d->page = (size_t)sysconf(_SC_PAGESIZE);
+    if (!d->page || (d->page & (d->page - 1))) d->page = 4096;
+    /* a staging block already copied to a normal block is a stale copy */
+    size_t kept = 0;
+    for (size_t i = 0; i < d->nblocks; i++) {
+        if (kept && d->blocks[i].staging && d->blocks[kept - 1].writer == d->blocks[i].writer &&
+            d->blocks[kept - 1].index == d->blocks[i].index && !d->blocks[kept - 1].staging)
+            continue;
+        d->blocks[kept++] = d->blocks[i];
+    }
+    d->nblocks = kept;
+    size_t nstreams = 0;
+    for (size_t i = 0; i < d->nblocks; i++) {
+        if (i && d->blocks[i].writer == d->blocks[i - 1].writer && d->blocks[i].index == d->blocks[i - 1].index) {
+            set_err(err, errlen, path, "offset %llu (block index): writer %u has two blocks with index %u",
+                    (unsigned long long)d->blocks[i].off + 8, d->blocks[i].writer, d->blocks[i].index);
+            goto fail;
+        }
+        if (!i || d->blocks[i].writer != d->blocks[i - 1].writer) nstreams++;
+    }
+    d->streams = calloc(nstreams ? nstreams : 1, sizeof *d->streams);
+    d->heap = calloc(nstreams ? nstreams : 1, sizeof *d->heap);
+    if (!d->streams || !d->heap) goto oom;
+    for (size_t i = 0; i < d->nblocks; i++) {
+        if (!i || d->blocks[i].writer != d->blocks[i - 1].writer) {
+            struct cmt_stream *s = &d->streams[d->nstreams++];
+            s->writer = d->blocks[i].writer;
+            s->ev.frames = s->frames;
+            s->ev.segs = s->segs;
+            s->ev.py = s->py;
+            s->major = d->hdr->version_major;
+            s->first = i;
+        }
+        d->streams[d->nstreams - 1].count++;
+    }
+    cmt_dump_rewind(d);
+    return d;
+oom:
+    set_err(err, errlen, path, "out of memory");
+fail:
+    if (d) {
+        free(d->path);
+        free(d->blocks);
+        free(d->streams);
+        free(d->heap);
+        free(d);
+    }
+    munmap(map, size);
+    close(fd);
+    return NULL;
+}
+
+void cmt_dump_close(struct cmt_dump *d) {
+    if (!d) return;
+    munmap((void *)d->map, d->size);
+    close(d->fd);
+    for (size_t i = 0; i < d->nstreams; i++)
+        free(d->streams[i].buf);
+    free(d->path);
+    free(d->blocks);
+    free(d->streams);
+    free(d->heap);
+    free(d->pycodes);
+    free(d);
+}
+
+const struct cmt_file_header *cmt_dump_header(const struct cmt_dump *d) {
+    return d->hdr;
+}
+const char *cmt_dump_path(const struct cmt_dump *d) {
+    return d->path;
+}
+int cmt_dump_truncated(const struct cmt_dump *d) {
+    return d->truncated;
+}
+unsigned cmt_dump_writers(const struct cmt_dump *d) {
+    return (unsigned)d->nstreams;
+}
+unsigned cmt_dump_blocks(const struct cmt_dump *d) {
+    return (unsigned)d->nblocks;
+}
+const char *cmt_dump_error(const struct cmt_dump *d) {
+    return d->err;
+}
+
+static void corrupt(struct cmt_dump *d, uint64_t off, const char *fmt, ...) {
+    if (d->corrupt) return;
+    d->corrupt = 1;
+    int n = snprintf(d->err, sizeof d->err, "%s: offset %llu: ", d->path, (unsigned long long)off);
+    if (n < 0 || (size_t)n >= sizeof d->err) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err + n, sizeof d->err - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* cmt_get_varint with the one-byte case inline (most fields of hot records). */
+static inline __attribute__((always_inline)) uint64_t rd_varint(struct cmt_cursor *c) {
+    if (__builtin_expect(c->p < c->end && *c->p < 0x80 && c->ok, 1)) return *c->p++;
+    return cmt_get_varint(c);
+}
+static inline __attribute__((always_inline)) int64_t rd_zvarint(struct cmt_cursor *c) {
+    return cmt_zz_dec(rd_varint(c));
+}
+#define cmt_get_varint rd_varint
+#define cmt_get_zvarint rd_zvarint
+
+static uint64_t get_ptr(struct cmt_cursor *c, struct cmt_stream *s) {
+    int64_t delta = cmt_get_zvarint(c);
+    s->ptr += (uint64_t)delta;
+    return s->ptr;
+}
+
+static void get_alloc(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e) {
+    e->api = cmt_get_varint(c);
+    e->kind = cmt_get_varint(c);
+    e->flags = cmt_get_varint(c);
+    e->device = cmt_get_zvarint(c);
+    e->ptr = get_ptr(c, s);
+    e->size = cmt_get_varint(c);
+    e->granted = cmt_get_varint(c);
+    if (!e->granted) e->granted = e->size;
+    e->stack = cmt_get_varint(c);
+    e->ctx = cmt_get_varint(c);
+}
+
+/* Decodes the payload of type t from c into e; returns 0 on success, -1 with *why set. */
+static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e, unsigned t,
+                          const char **why) {
+    switch (t) {
+    case CMT_REC_ALLOC:
+        get_alloc(c, s, e);
+        break;
+    case CMT_REC_RETRACK:
+        get_alloc(c, s, e);
+        e->result = cmt_get_varint(c);
+        break;
+    case CMT_REC_FREE:
+        e->api = cmt_get_varint(c);
+        e->flags = cmt_get_varint(c);
+        e->device = cmt_get_zvarint(c);
+        e->ptr = get_ptr(c, s);
+        break;
+    case CMT_REC_OOM:
+    case CMT_REC_FAILED:
+        e->api = cmt_get_varint(c);
+        e->device = cmt_get_zvarint(c);
+        e->size = cmt_get_varint(c);
+        e->stack = cmt_get_varint(c);
+        e->result = cmt_get_varint(c);
+        break;
+    case CMT_REC_TEARDOWN:
+        e->api = cmt_get_varint(c);
+        e->device = cmt_get_zvarint(c);
+        e->ctx = cmt_get_varint(c);
+        e->flags = cmt_get_varint(c);
+        break;
+    case CMT_REC_STACK: {
+        e->id = cmt_get_varint(c);
+        uint64_t n = cmt_get_varint(c);
+        if (c->ok && n > CMT_MAX_FRAMES) {
+            *why = "STACK nframes exceeds CMT_MAX_FRAMES";
+            return -1;
+        }
+        e->nframes = (uint32_t)n;
+        uint64_t a = 0;
+        for (uint32_t i = 0; i < e->nframes && c->ok; i++) {
+            a = i ? a + (uint64_t)cmt_get_zvarint(c) : cmt_get_varint(c);
+            s->frames[i] = a;
+        }
+        if (s->major < 2) break; /* 1.x: no Python frames */
+        n = cmt_get_varint(c);
+        if (c->ok && n > CMT_MAX_FRAMES) {
+            *why = "STACK npy exceeds CMT_MAX_FRAMES";
+            return -1;
+        }
+        e->npy = (uint32_t)n;
+        for (uint32_t i = 0; i < e->npy && c->ok; i++) {
+            struct cmt_pyframe_rec *f = &s->py[i];
+            f->code = cmt_get_varint(c);
+            f->line = cmt_get_varint(c);
+            f->at = cmt_get_varint(c);
+            if (c->ok && (f->code == 0 || f->code > CMT_MAX_PYCODES || f->at > e->nframes ||
+                          (i && f->at < s->py[i - 1].at))) {
+                *why = "STACK Python frame out of range (code id, or at not within nframes and non-decreasing)";
+                return -1;
+            }
+        }
+        break;
+    }
+    case CMT_REC_PYCODE:
+        e->id = cmt_get_varint(c);
+        e->first_line = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        e->str2 = cmt_get_str(c, &e->str2_len, CMT_MAX_STR);
+        if (c->ok && (e->id == 0 || e->id > CMT_MAX_PYCODES)) {
+            *why = "PYCODE id out of range";
+            return -1;
+        }
+        break;
+    case CMT_REC_DEVICE: {
+        e->device = cmt_get_zvarint(c);
+        e->total = cmt_get_varint(c);
+        const uint8_t *u = cmt_get_bytes(c, 16);
+        if (u) memcpy(e->uuid, u, 16);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        e->str2 = cmt_get_str(c, &e->str2_len, CMT_MAX_STR);
+        break;
+    }
+    case CMT_REC_CTX:
+        e->ctx = cmt_get_varint(c);
+        e->device = cmt_get_zvarint(c);
+        e->handle = cmt_get_varint(c);
+        break;
+    case CMT_REC_EXIT:
+        e->exit_how = cmt_get_varint(c);
+        e->exit_status = cmt_get_zvarint(c);
+        break;
+    case CMT_REC_MODULE_LOAD: {
+        e->id = cmt_get_varint(c);
+        e->base = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        e->str2 = cmt_get_str(c, &e->str2_len, CMT_MAX_STR);
+        uint64_t n = cmt_get_varint(c);
+        if (c->ok && n > CMT_MAX_SEGMENTS) {
+            *why = "MODULE_LOAD nseg exceeds CMT_MAX_SEGMENTS";
+            return -1;
+        }
+        e->nseg = (uint32_t)n;
+        for (uint32_t i = 0; i < e->nseg && c->ok; i++) {
+            s->segs[i].vaddr = cmt_get_varint(c);
+            s->segs[i].memsz = cmt_get_varint(c);
+            s->segs[i].flags = cmt_get_varint(c);
+        }
+        break;
+    }
+    case CMT_REC_MODULE_UNLOAD:
+        e->id = cmt_get_varint(c);
+        break;
+    case CMT_REC_POOL:
+        e->pool = cmt_get_varint(c);
+        e->location_type = cmt_get_varint(c);
+        e->location_id = cmt_get_zvarint(c);
+        e->op = cmt_get_varint(c);
+        break;
+    case CMT_REC_UNMATCHED_PROC:
+        e->version = cmt_get_varint(c);
+        e->flags = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        break;
+    case CMT_REC_VMM_MAP:
+        e->op = cmt_get_varint(c);
+        e->ptr = cmt_get_varint(c); /* plain address in extension records */
+        e->size = cmt_get_varint(c);
+        e->handle = cmt_get_varint(c);
+        break;
+    case CMT_REC_INFO:
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        e->str2 = cmt_get_str(c, &e->str2_len, CMT_MAX_STR);
+        break;
+    case CMT_REC_MARKER:
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        e->flags = cmt_get_varint(c);
+        e->str2 = cmt_get_str(c, &e->str2_len, CMT_MAX_STR);
+        break;
+    case CMT_REC_ALERT:
+        e->device = cmt_get_zvarint(c);
+        e->live = cmt_get_varint(c);
+        e->threshold = cmt_get_varint(c);
+        e->caller = (int64_t)cmt_get_varint(c);
+        break;
+    case CMT_REC_EXEC_FAILED:
+        e->err = cmt_get_zvarint(c);
+        break;
+    case CMT_REC_API_NAME:
+        e->id = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        break;
+    case CMT_REC_SUBALLOC:
+        e->op = cmt_get_varint(c);
+        e->heap = cmt_get_varint(c);
+        e->ptr = cmt_get_varint(c);
+        e->size = cmt_get_varint(c);
+        e->stack = cmt_get_varint(c);
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        break;
+    default:
+        if (t < CMT_REC_EXT_FIRST) {
+            *why = "unknown core record type";
+            return -1;
+        }
+        break; /* unknown extension: skipped */
+    }
+    if (!c->ok) {
+        *why = "payload does not decode";
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens the stream's next block; returns 0 when there is none. */
+static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
+    if (s->cur >= s->count) return 0;
+    const struct cmt_blockref *b = &d->blocks[s->first + s->cur++];
+    struct cmt_block_header bh;
+    /* Blocks are read into a buffer per stream (memory: one block per writer, whatever the file
+     * size; no page faults, which cost 20-50 us each on VMs). Huge blocks (hostile headers) and
+     * failed reads are decoded from the mapping instead. */
+    s->base = d->map + b->off;
+    if (b->len <= CMT_READ_MAX) {
+        if (!s->buf) s->buf = malloc(CMT_READ_MAX);
+        if (s->buf && pread(d->fd, s->buf, (size_t)b->len, (off_t)b->off) == (ssize_t)b->len) s->base = s->buf;
+    }
+    memcpy(&bh, s->base, sizeof bh);
+    s->block_off = b->off;
+    s->c.p = s->base + sizeof bh;
+    s->c.end = s->base + b->len;
+    s->c.ok = 1;
+    s->open = 1;
+    s->partial = b->len < d->hdr->block_size;
+    s->first_rec = 1;
+    s->seq = bh.base_seq;
+    s->time = bh.base_time_ns;
+    s->ptr = 0;
+    return 1;
+}
+
+/* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. */
+static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
+    for (;;) {
+        if (s->done) return 0;
+        if (!s->open && !open_block(d, s)) {
+            s->done = 1;
+            return 0;
+        }
+        struct cmt_cursor *c = &s->c;
+        if (c->p >= c->end || *c->p == 0) { /* end of the block */
+            s->open = 0;
+            if (s->base == d->map + s->block_off) release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
+            continue;
+        }
+        uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
+        struct cmt_event *e = &s->ev;
+        unsigned t = *c->p++;
+        /* reset only the fields readers may look at for this record */
+        e->type = (uint8_t)t;
+        e->writer = s->writer;
+        e->offset = off;
+        e->api = e->kind = e->flags = e->ptr = e->size = e->granted = e->stack = e->ctx = e->result = 0;
+        e->id = e->total = e->handle = e->base = 0;
+        e->op = e->heap = e->pool = e->location_type = e->exit_how = e->version = e->live = e->threshold = 0;
+        e->device = e->location_id = e->exit_status = e->err = e->caller = 0;
+        e->nframes = e->nseg = e->npy = 0;
+        e->first_line = 0;
+        e->str1 = e->str2 = NULL;
+        e->str1_len = e->str2_len = 0;
+        e->payload = NULL;
+        e->payload_len = 0;
+        uint64_t sd = cmt_get_varint(c), td = cmt_get_varint(c);
+        const char *why = NULL;
+        int rc = 0;
+        if (!c->ok) {
+            why = "record header does not decode";
+            rc = -1;
+        } else if (t >= CMT_REC_EXT_FIRST) {
+            if (t > CMT_REC_EXT_LAST) {
+                why = "invalid record type";
+                rc = -1;
+            } else {
+                uint64_t plen = cmt_get_varint(c);
+                if (!c->ok || plen > (uint64_t)(c->end - c->p)) {
+                    why = "payload length past the end of the block";
+                    c->ok = 0;
+                    rc = -1;
+                } else {
+                    struct cmt_cursor sub = {c->p, c->p + plen, 1};
+                    e->payload = c->p;
+                    e->payload_len = (size_t)plen;
+                    c->p += plen;
+                    rc = decode_payload(&sub, s, e, t, &why);
+                }
+            }
+        } else {
+            rc = decode_payload(c, s, e, t, &why);
+        }
+        if (rc != 0) {
+            if (s->partial && !c->ok && c->p >= c->end) { /* cut by the truncation */
+                s->open = 0;
+                s->done = 1;
+                return 0;
+            }
+            corrupt(d, off, "record type 0x%02x (writer %u, block at offset %llu): %s", t, s->writer,
+                    (unsigned long long)s->block_off, why);
+            return -1;
+        }
+        if ((e->str1 || e->str2 || e->payload) && s->base != d->map + s->block_off) {
+            /* strings and payloads point into the mapping: valid as long as the dump is open */
+            const uint8_t *m = d->map + s->block_off;
+            if (e->str1) e->str1 = (const char *)m + ((const uint8_t *)e->str1 - s->base);
+            if (e->str2) e->str2 = (const char *)m + ((const uint8_t *)e->str2 - s->base);
+            if (e->payload) e->payload = m + (e->payload - s->base);
+        }
+        uint64_t seq = s->seq + sd;
+        if (!s->first_rec && sd == 0) {
+            corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
+            return -1;
+        }
+        if (s->have_last && seq <= s->last_seq) {
+            corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu not after %llu", t, s->writer,
+                    (unsigned long long)seq, (unsigned long long)s->last_seq);
+            return -1;
+        }
+        s->first_rec = 0;
+        s->seq = seq;
+        s->last_seq = seq;
+        s->have_last = 1;
+        s->time += (int64_t)td;
+        e->seq = seq;
+        e->time_ns = s->time;
+        return 1;
+    }
+}
+
+static int heap_less(struct cmt_dump *d, size_t a, size_t b) {
+    const struct cmt_stream *x = &d->streams[a], *y = &d->streams[b];
+    if (x->ev.seq != y->ev.seq) return x->ev.seq < y->ev.seq;
+    return x->writer < y->writer;
+}
+
+/* Remembers the smallest head below the heap top (its children), or none. */
+static void set_bound(struct cmt_dump *d) {
+    d->have_bound = 0;
+    if (d->nheap < 2) return;
+    size_t m = d->heap[1];
+    if (d->nheap > 2 && heap_less(d, d->heap[2], m)) m = d->heap[2];
+    d->bound_seq = d->streams[m].ev.seq;
+    d->bound_writer = d->streams[m].writer;
+    d->have_bound = 1;
+}
+
+static void sift_down(struct cmt_dump *d, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < d->nheap && heap_less(d, d->heap[l], d->heap[m])) m = l;
+        if (r < d->nheap && heap_less(d, d->heap[r], d->heap[m])) m = r;
+        if (m == i) return;
+        size_t t = d->heap[i];
+        d->heap[i] = d->heap[m];
+        d->heap[m] = t;
+        i = m;
+    }
+}
+
+void cmt_dump_rewind(struct cmt_dump *d) {
+    for (size_t i = 0; i < d->nstreams; i++) {
+        struct cmt_stream *s = &d->streams[i];
+        s->cur = 0;
+        s->open = s->done = s->have_last = 0;
+        s->last_seq = 0;
+    }
+    d->nheap = 0;
+    d->last = (size_t)-1;
+    d->have_bound = 0;
+    d->started = 0;
+    d->corrupt = 0; /* found again, at the same place, if the records are read again */
+    d->err[0] = 0;
+}
+
+static int next_merged(struct cmt_dump *d, const struct cmt_event **ev);
+
+/* Keeps the PYCODE definitions met so far (ids are dense from 1, bounded by CMT_MAX_PYCODES). */
+static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
+    if (e->id >= d->npycodes) {
+        size_t n = d->npycodes ? d->npycodes : 256;
+        while (n <= e->id) n *= 2;
+        struct cmt_pycode *t = realloc(d->pycodes, n * sizeof *t);
+        if (!t) {
+            corrupt(d, e->offset, "out of memory for PYCODE %llu", (unsigned long long)e->id);
+            return -1;
+        }
+        memset(t + d->npycodes, 0, (n - d->npycodes) * sizeof *t);
+        d->pycodes = t;
+        d->npycodes = n;
+    }
+    d->pycodes[e->id] = (struct cmt_pycode){e->str1 ? e->str1 : "", e->str2 ? e->str2 : "", e->str1_len,
+                                            e->str2_len, e->first_line};
+    return 0;
+}
+
+int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
+    int rc = next_merged(d, ev);
+    if (rc > 0 && (*ev)->type == CMT_REC_PYCODE && note_pycode(d, *ev) < 0) return -1;
+    return rc;
+}
+
+const struct cmt_pycode *cmt_dump_pycode(const struct cmt_dump *d, uint64_t id) {
+    return id && id < d->npycodes && d->pycodes[id].file ? &d->pycodes[id] : NULL;
+}
+
+size_t cmt_stack_frames(const struct cmt_event *e, struct cmt_frame *out, size_t max, int keep_eval) {
+    size_t k = 0, j = 0;
+    for (uint32_t i = 0; i <= e->nframes; i++) {
+        int ran = 0;
+        for (; j < e->npy && e->py[j].at == i && k < max; j++, ran = 1)
+            out[k++] = (struct cmt_frame){CMT_FRAME_PYTHON, 0, 0, e->py[j].code, e->py[j].line};
+        if (i < e->nframes && (!ran || keep_eval) && k < max)
+            out[k++] = (struct cmt_frame){CMT_FRAME_NATIVE, ran, e->frames[i], 0, 0};
+    }
+    return k;
+}
+
+static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
+    if (d->corrupt) return -1;
+    if (!d->started) {
+        d->started = 1;
+        for (size_t i = 0; i < d->nstreams; i++) {
+            int rc = stream_advance(d, &d->streams[i]);
+            if (rc < 0) return -1;
+            if (rc > 0) d->heap[d->nheap++] = i;
+        }
+        for (size_t i = d->nheap / 2; i-- > 0;)
+            sift_down(d, i);
+    } else if (d->last != (size_t)-1) {
+        struct cmt_stream *s = &d->streams[d->last];
+        int rc = stream_advance(d, s);
+        if (rc < 0) return -1;
+        if (rc > 0 && (!d->have_bound || s->ev.seq < d->bound_seq ||
+                       (s->ev.seq == d->bound_seq && s->writer < d->bound_writer))) {
+            *ev = &s->ev; /* still the smallest head: the heap is unchanged */
+            return 1;
+        }
+        if (rc == 0) d->heap[0] = d->heap[--d->nheap];
+        if (d->nheap) sift_down(d, 0);
+        d->last = (size_t)-1;
+    }
+    if (!d->nheap) return 0;
+    d->last = d->heap[0];
+    set_bound(d);
+    *ev = &d->streams[d->last].ev;
+    return 1;
+}

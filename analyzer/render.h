@@ -1,0 +1,54 @@
+/*
+ * render.h — the renderers of an analysis (analysis.h): they only read the model, never load,
+ * replay or change it.
+ *   render_text.c  the text report, and the one frame printer of every text output
+ *   render_json.c  the JSON report (docs/report-schema.json), and the one JSON frame writer
+ *   render_html.c  the self-contained HTML report (render_html.h)
+ *   render_diff.c  `diff`: a comparison of two runs (compare.h) as text or JSON
+ *   render_timeline.c  `timeline`: rows as text, CSV or a Perfetto trace, as they come
+ */
+#ifndef CMT_RENDER_H
+#define CMT_RENDER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "json.h"
+
+void cmt_render_text(struct cmt_analysis *a, FILE *f);
+void cmt_render_json(struct cmt_analysis *a, FILE *f);
+
+/* timeline's writer: the header now, a row per cmt_tl_write_row (a cmt_tl row callback, arg: the
+ * writer), the trailer at cmt_tl_writer_end (loaded: the dumps were read; -1 when something was
+ * lost for lack of memory). base_real: the earliest start_realtime_ns; trace_pids: per process. */
+enum cmt_tl_format { CMT_TL_TEXT, CMT_TL_CSV, CMT_TL_PERFETTO };
+struct cmt_tl_row;
+struct cmt_tl_writer;
+struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a, int64_t base_real,
+                                        const uint64_t *trace_pids, size_t nprocs);
+void cmt_tl_write_row(void *writer, const struct cmt_tl_row *row);
+int cmt_tl_writer_end(struct cmt_tl_writer *w, int loaded);
+void cmt_tl_writer_free(struct cmt_tl_writer *w);
+
+struct cmt_comparison;
+/* diff's output: text (at most top changed stacks per section) or JSON (all of them). */
+void cmt_render_diff_text(const struct cmt_comparison *c, size_t top, FILE *f);
+void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
+
+/* The one frame printer: "function file:line", "function (module+0xOFF)" or "module+0xOFF". */
+void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr);
+/* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
+void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
+/* The members of the report's "summary" object (leaked_bytes ... processes), shared with the HTML data. */
+void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a);
+/* Writes "frames": [...] (function, file, line, module, address, offset, inlined) of s. */
+void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
+/* Prints the growth entries above limit bytes per marker, at most top (check's failure message). */
+void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t top);
+/* One outlier of the per-rank view in words ("rank 2 on host n1 peaks 1.5x the mean ..."). */
+const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_rank_outlier *o, char *buf, size_t cap);
+/* "mark", "range" or "signal": the kind of a marker (its flags). */
+const char *cmt_marker_kind_name(uint64_t flags);
+
+#endif

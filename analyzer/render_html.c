@@ -1,0 +1,464 @@
+/*
+ * render_html.c — the self-contained HTML report. See render_html.h. The C side writes the page
+ * skeleton, the CSS and the drawing script (html/, embedded at build time), the data (JSON, escaped
+ * for a script element); the script builds every chart as SVG elements and every text with
+ * textContent.
+ */
+#include "render_html.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "json.h"
+#include "render.h"
+
+/* ---------------------------------------------------------------- stack table */
+
+struct stab {
+    struct cmt_analysis *a;
+    uint64_t *keys; /* (proc+1) << 44 ^ stack id, 0: empty */
+    uint32_t *idx;
+    size_t cap, n;
+    struct cmt_json *j; /* where the "stacks" array is being written */
+    uint64_t *order_proc, *order_id;
+    size_t ocap;
+};
+
+static uint64_t skey(size_t proc, uint64_t id) {
+    return ((uint64_t)(proc + 1) << 44) ^ id;
+}
+
+/* index of (proc, stack id) in the stacks table, adding it; -1 for no stack */
+static long stab_get(struct stab *s, size_t proc, uint64_t id) {
+    if (!id) return -1;
+    if (s->n * 2 >= s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 256;
+        uint64_t *nk = calloc(nc, sizeof *nk);
+        uint32_t *ni = calloc(nc, sizeof *ni);
+        if (!nk || !ni) {
+            free(nk);
+            free(ni);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++) {
+            if (!s->keys[i]) continue;
+            size_t h = (s->keys[i] * 0x9e3779b97f4a7c15ull >> 20) & (nc - 1);
+            while (nk[h])
+                h = (h + 1) & (nc - 1);
+            nk[h] = s->keys[i];
+            ni[h] = s->idx[i];
+        }
+        free(s->keys);
+        free(s->idx);
+        s->keys = nk;
+        s->idx = ni;
+        s->cap = nc;
+    }
+    uint64_t k = skey(proc, id);
+    size_t h = (k * 0x9e3779b97f4a7c15ull >> 20) & (s->cap - 1);
+    while (s->keys[h]) {
+        if (s->keys[h] == k) return s->idx[h];
+        h = (h + 1) & (s->cap - 1);
+    }
+    if (s->n == s->ocap) {
+        size_t nc = s->ocap ? s->ocap * 2 : 256;
+        uint64_t *np = realloc(s->order_proc, nc * sizeof *np);
+        if (!np) return -1;
+        s->order_proc = np;
+        uint64_t *ni = realloc(s->order_id, nc * sizeof *ni);
+        if (!ni) return -1;
+        s->order_id = ni;
+        s->ocap = nc;
+    }
+    s->keys[h] = k;
+    s->idx[h] = (uint32_t)s->n;
+    s->order_proc[s->n] = proc;
+    s->order_id[s->n] = id;
+    return (long)s->n++;
+}
+
+static void stab_free(struct stab *s) {
+    free(s->keys);
+    free(s->idx);
+    free(s->order_proc);
+    free(s->order_id);
+}
+
+static void json_stack_ref(struct cmt_json *j, const char *key, long v) {
+    if (v < 0)
+        cmt_json_null(j, key);
+    else
+        cmt_json_i64(j, key, v);
+}
+
+/* ---------------------------------------------------------------- data */
+
+/* microseconds since the earliest process start (the script turns them into seconds) */
+static int64_t rel(const struct cmt_analysis *a, size_t proc, int64_t t_from_start, int64_t base) {
+    return (a->procs[proc].hdr.start_realtime_ns - base + t_from_start) / 1000;
+}
+
+static void uuid_of(const struct cmt_replay *r, int64_t dev, char *buf, size_t cap) {
+    if (!cmt_replay_uuid(r, dev, buf)) snprintf(buf, cap, "device %lld (no uuid)", (long long)dev);
+}
+
+struct pt {
+    int64_t t;
+    uint64_t v;
+};
+
+static int cmp_pt(const void *x, const void *y) {
+    const struct pt *a = x, *b = y;
+    return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl,
+                         const struct cmt_tl_series *s, struct stab *st, int64_t base) {
+    const struct cmt_process *p = &a->procs[s->proc];
+    cmt_json_object(j, NULL);
+    cmt_json_u64(j, "proc", s->proc);
+    cmt_json_i64(j, "dev", s->device);
+    cmt_json_u64(j, "peak", s->peak);
+    cmt_json_i64(j, "peak_t", rel(a, s->proc, s->peak_t, base));
+    json_stack_ref(j, "peak_stack", stab_get(st, s->proc, s->peak_top_stack));
+    cmt_json_u64(j, "peak_stack_bytes", s->peak_top_bytes);
+    /* flat [t, bytes, stack, stack_bytes, ...] in time order */
+    cmt_json_array(j, "pts");
+    int64_t lastt = -1;
+    uint64_t lastv = 0;
+    for (size_t i = 0; i < tl->nbuckets; i++) {
+        const struct cmt_tl_bucket *b = &s->b[i];
+        if (!b->has) continue;
+        struct pt v[3] = {{b->tmin, b->min}, {b->tmax, b->max}, {b->tlast, b->last}};
+        qsort(v, 3, sizeof *v, cmp_pt);
+        long sr = stab_get(st, s->proc, b->top_stack);
+        for (int k = 0; k < 3; k++) {
+            /* points at the same time are all kept (a coarse clock gives many): only exact
+             * repeats go, so the bucket's max is always drawn */
+            if (v[k].t == lastt && v[k].v == lastv) continue;
+            lastt = v[k].t;
+            lastv = v[k].v;
+            cmt_json_i64(j, NULL, rel(a, s->proc, v[k].t, base));
+            cmt_json_u64(j, NULL, v[k].v);
+            if (sr < 0)
+                cmt_json_i64(j, NULL, -1);
+            else
+                cmt_json_i64(j, NULL, sr);
+            cmt_json_u64(j, NULL, b->top_bytes);
+        }
+    }
+    /* to the end of the process */
+    int64_t end = p->replay.last_time - p->hdr.start_clock_ns;
+    if (end > s->tlast) {
+        cmt_json_i64(j, NULL, rel(a, s->proc, end, base));
+        cmt_json_u64(j, NULL, s->last);
+        cmt_json_i64(j, NULL, -1);
+        cmt_json_u64(j, NULL, 0);
+    }
+    cmt_json_array_end(j);
+    cmt_json_object_end(j);
+}
+
+static void write_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
+    cmt_json_array(j, NULL);
+    for (size_t i = 0; i < s->n; i++) {
+        char line[1200] = "";
+        FILE *m = fmemopen(line, sizeof line, "w"); /* the one frame printer, cut at the buffer's size */
+        if (m) {
+            setvbuf(m, NULL, _IONBF, 0);
+            cmt_print_frame(m, &s->frames[i]);
+            fclose(m);
+        }
+        line[sizeof line - 1] = 0;
+        cmt_json_str(j, NULL, line);
+    }
+    cmt_json_array_end(j);
+}
+
+static void write_folded(struct cmt_json *j, const char *key, struct cmt_analysis *a, int peak) {
+    struct cmt_fold *v;
+    size_t n;
+    cmt_json_array(j, key);
+    if (cmt_fold_collect(a, peak, &v, &n) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            cmt_json_array(j, NULL);
+            cmt_json_str(j, NULL, v[i].stack);
+            cmt_json_u64(j, NULL, v[i].bytes);
+            cmt_json_array_end(j);
+        }
+        cmt_fold_free(v, n);
+    }
+    cmt_json_array_end(j);
+}
+
+static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl, size_t top) {
+    struct stab st = {0};
+    st.a = a;
+    char u[64];
+    int64_t base = 0;
+    for (size_t i = 0; i < a->nprocs; i++)
+        if (!i || a->procs[i].hdr.start_realtime_ns < base) base = a->procs[i].hdr.start_realtime_ns;
+    cmt_json_object(j, NULL);
+    cmt_json_object(j, "summary");
+    cmt_json_summary(j, a);
+    cmt_json_str(j, "verdict", a->verdict);
+    cmt_json_i64(j, "start_unix_ms", base / 1000000);
+    cmt_json_object_end(j);
+    cmt_json_object(j, "anomalies");
+    for (int k = 0; k < CMT_AN_COUNT; k++)
+        if (a->anomalies[k]) cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
+    cmt_json_object_end(j);
+    cmt_json_array(j, "processes");
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_process *p = &a->procs[i];
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "pid", p->hdr.pid);
+        cmt_json_i64(j, "rank", p->hdr.rank);
+        cmt_json_str(j, "host", p->hdr.host);
+        cmt_json_str(j, "command", p->command);
+        cmt_json_str(j, "exit", p->exit);
+        cmt_json_str(j, "dump", p->path);
+        uint64_t pk = 0, lk = 0;
+        for (size_t k = 0; k < p->replay.ndevs; k++) {
+            pk += p->replay.devs[k].peak;
+            lk += p->replay.devs[k].leaked_bytes;
+        }
+        cmt_json_u64(j, "peak", pk);
+        cmt_json_u64(j, "leaked", lk);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+    /* GPUs: one chart each, series of every process that used it */
+    cmt_json_array(j, "gpus");
+    unsigned char *done = calloc(tl->nseries + 1, 1);
+    for (size_t s0 = 0; done && s0 < tl->nseries; s0++) {
+        if (done[s0]) continue;
+        const struct cmt_tl_series *s = &tl->series[s0];
+        char key[64];
+        uuid_of(&a->procs[s->proc].replay, s->device, key, sizeof key);
+        int has_uuid = !strncmp(key, "GPU-", 4);
+        const struct cmt_devstate *d = cmt_replay_device(&a->procs[s->proc].replay, s->device);
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "uuid", key);
+        cmt_json_str(j, "name", d && d->has_info ? d->name : "");
+        cmt_json_str(j, "pci", d && d->has_info ? d->pci : "");
+        cmt_json_u64(j, "total", d ? d->total : 0);
+        uint64_t gpeak = 0, gleak = 0;
+        for (size_t g = 0; g < a->ngpus; g++)
+            if (!strcmp(a->gpus[g].uuid, key)) {
+                gpeak = a->gpus[g].peak_bytes;
+                gleak = a->gpus[g].leaked_bytes;
+            }
+        if (!has_uuid && d) {
+            gpeak = d->peak;
+            gleak = d->leaked_bytes;
+        }
+        cmt_json_u64(j, "peak", gpeak);
+        cmt_json_u64(j, "leaked", gleak);
+        cmt_json_array(j, "series");
+        for (size_t k = s0; k < tl->nseries; k++) {
+            char k2[64];
+            if (done[k]) continue;
+            uuid_of(&a->procs[tl->series[k].proc].replay, tl->series[k].device, k2, sizeof k2);
+            if (strcmp(k2, key) || (!has_uuid && k != s0)) continue;
+            done[k] = 1;
+            write_series(j, a, tl, &tl->series[k], &st, base);
+        }
+        cmt_json_array_end(j);
+        cmt_json_array(j, "ooms");
+        for (size_t m = 0; m < tl->nmarks; m++) {
+            const struct cmt_tl_mark *mk = &tl->marks[m];
+            if (mk->kind != CMT_TL_OOM || mk->device < 0) continue;
+            uuid_of(&a->procs[mk->proc].replay, mk->device, u, sizeof u);
+            if (strcmp(u, key)) continue;
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "proc", mk->proc);
+            cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
+            cmt_json_u64(j, "requested", mk->requested);
+            cmt_json_u64(j, "live", mk->live);
+            cmt_json_str(j, "api", mk->label);
+            json_stack_ref(j, "stack", stab_get(&st, mk->proc, mk->stack));
+            cmt_json_object_end(j);
+        }
+        cmt_json_array_end(j);
+        cmt_json_object_end(j);
+    }
+    free(done);
+    cmt_json_array_end(j);
+    cmt_json_array(j, "markers");
+    for (size_t m = 0; m < tl->nmarks; m++) {
+        const struct cmt_tl_mark *mk = &tl->marks[m];
+        if (mk->kind != CMT_TL_MARKER) continue;
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "proc", mk->proc);
+        cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
+        cmt_json_str(j, "label", mk->label ? mk->label : "");
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+    cmt_json_array(j, "host_ooms"); /* OOMs of host allocations: listed, not charted */
+    for (size_t m = 0; m < tl->nmarks; m++) {
+        const struct cmt_tl_mark *mk = &tl->marks[m];
+        if (mk->kind != CMT_TL_OOM || mk->device >= 0) continue;
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "proc", mk->proc);
+        cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
+        cmt_json_u64(j, "requested", mk->requested);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+    cmt_json_array(j, "leaks");
+    for (size_t i = 0; i < a->nleaks && i < top; i++) {
+        const struct cmt_rleak *l = &a->leaks[i];
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "bytes", l->leak->bytes);
+        cmt_json_u64(j, "allocs", l->leak->allocations);
+        cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "?");
+        cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
+        cmt_json_i64(j, "rank", a->procs[l->proc].hdr.rank);
+        cmt_json_i64(j, "dev", l->leak->device);
+        cmt_json_str(j, "uuid", l->uuid);
+        cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
+        json_stack_ref(j, "stack", stab_get(&st, l->proc, l->leak->stack));
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+    cmt_json_array(j, "peaks");
+    for (size_t k = 0; k < a->npeaks; k++) {
+        size_t i = a->peaks[k].proc;
+        const struct cmt_replay *r = &a->procs[i].replay;
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
+        cmt_json_i64(j, "rank", a->procs[i].hdr.rank);
+        cmt_json_i64(j, "dev", d->ordinal);
+        uuid_of(r, d->ordinal, u, sizeof u);
+        cmt_json_str(j, "uuid", u);
+        cmt_json_u64(j, "bytes", d->peak);
+        cmt_json_i64(j, "t", rel(a, i, d->peak_time - a->procs[i].hdr.start_clock_ns, base));
+        cmt_json_array(j, "top");
+        for (size_t s = 0; s < d->npeak_top && s < top; s++) {
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "bytes", d->peak_top[s].bytes);
+            cmt_json_u64(j, "allocs", d->peak_top[s].allocations);
+            json_stack_ref(j, "stack", stab_get(&st, i, d->peak_top[s].stack));
+            cmt_json_object_end(j);
+        }
+        cmt_json_array_end(j);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+    cmt_json_object(j, "imbalance");
+    cmt_json_double(j, "outlier_ratio", CMT_IMBALANCE_OUTLIER); /* report.js colours bars at or above it */
+    cmt_json_str(j, "verdict", a->verdict);
+    cmt_json_array(j, "gpus");
+    for (size_t g = 0; g < a->ngpus; g++) {
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "uuid", a->gpus[g].uuid);
+        cmt_json_str(j, "name", a->gpus[g].name);
+        cmt_json_str(j, "pci", a->gpus[g].pci);
+        cmt_json_u64(j, "peak", a->gpus[g].peak_bytes);
+        cmt_json_u64(j, "leaked", a->gpus[g].leaked_bytes);
+        cmt_json_bool(j, "outlier", a->outlier == (int)g);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+    cmt_json_object_end(j);
+    write_folded(j, "flame_leaks", a, 0);
+    write_folded(j, "flame_peak", a, 1);
+    /* last: every stack referenced above, symbolized */
+    cmt_json_array(j, "stacks");
+    for (size_t i = 0; i < st.n; i++) {
+        struct cmt_stack_sym s = cmt_analysis_stack(a, st.order_proc[i], st.order_id[i]);
+        write_frames(j, &s);
+        cmt_stack_sym_free(&s);
+    }
+    cmt_json_array_end(j);
+    cmt_json_object_end(j);
+    stab_free(&st);
+}
+
+/* ---------------------------------------------------------------- page */
+
+static void html_escape(FILE *f, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
+        }
+    }
+}
+
+/* cmt_html_report_css[], cmt_html_report_js[]: analyzer/html/report.css and report.js, embedded
+ * by a make rule (analyzer/analyzer.mk). The script puts everything the data contains into the
+ * page with textContent or as SVG attribute values set through setAttribute: never parsed as HTML. */
+#include "html_assets.h"
+
+int cmt_render_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top, FILE *f) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) return 3;
+    struct cmt_json j;
+    cmt_json_init(&j, m, 0);
+    write_data(&j, a, tl, top ? top : 10);
+    cmt_json_finish(&j);
+    if (fclose(m) != 0) {
+        free(buf);
+        return 3;
+    }
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+          "style-src 'unsafe-inline'; img-src data:\">\n"
+          "<title>cumemtrack report",
+          f);
+    if (a->nprocs) {
+        fputs(": ", f);
+        html_escape(f, a->procs[0].command && a->procs[0].command[0] ? a->procs[0].command : a->procs[0].path);
+    }
+    fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header><h1>cumemtrack report</h1><div class=\"sub\">",
+            cmt_html_report_css);
+    for (size_t i = 0; i < a->nprocs && i < 8; i++) {
+        if (i) fputs(" &middot; ", f);
+        html_escape(f, a->procs[i].path);
+    }
+    if (a->nprocs > 8) fprintf(f, " &middot; and %zu more", a->nprocs - 8);
+    fputs(" &middot; <span id=\"cmt-start\"></span></div></header>\n<main>\n"
+          "<noscript><p>This report draws its charts with JavaScript; enable it for this file.</p></noscript>\n"
+          "<div id=\"cmt-errors\"></div>\n<div id=\"cmt-root\"></div>\n</main>\n"
+          "<script>window.onerror=function(msg,src,line){var e=document.getElementById('cmt-errors');"
+          "e.setAttribute('data-error','1');e.textContent+='script error: '+msg+' (line '+line+') ';};</script>\n"
+          "<script type=\"application/json\" id=\"cmt-data\">",
+          f);
+    for (size_t i = 0; i < len; i++) {
+        char c = buf[i];
+        if (c == '<')
+            fputs("\\u003c", f);
+        else if (c == '>')
+            fputs("\\u003e", f);
+        else if (c == '&')
+            fputs("\\u0026", f);
+        else
+            fputc(c, f);
+    }
+    free(buf);
+    fprintf(f, "</script>\n<script>\n%s</script>\n</body></html>\n", cmt_html_report_js);
+    return 0;
+}

@@ -1,0 +1,353 @@
+/*
+ * render_text.c — the text report (cumemtrack report) of an analysis, and the one frame printer
+ * every text output uses. See render.h.
+ */
+#include "render.h"
+
+#include <stdint.h>
+#include <string.h>
+
+const char *cmt_marker_kind_name(uint64_t flags) {
+    switch (flags) {
+    case CMT_MARK_RANGE_PUSH:
+        return "range";
+    case CMT_MARK_SIGNAL:
+        return "signal";
+    default:
+        return "mark";
+    }
+}
+
+const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_rank_outlier *o, char *buf, size_t cap) {
+    const struct cmt_rank_row *r = &R->rows[o->row];
+    char name[320], b1[32], b2[32];
+    if (r->rank >= 0)
+        snprintf(name, sizeof name, "rank %d on host %s", r->rank, r->host);
+    else
+        snprintf(name, sizeof name, "pid %u on host %s", r->pid, r->host);
+    cmt_human_size(o->bytes, b1, sizeof b1);
+    cmt_human_size(o->reference, b2, sizeof b2);
+    switch (o->kind) {
+    case CMT_OUTLIER_LEAK_ALONE:
+        snprintf(buf, cap, "%s leaks %s; %llu of %zu %s leak nothing", name, b1, (unsigned long long)o->count,
+                 R->ngroups, R->rows[0].rank >= 0 ? "ranks" : "processes");
+        break;
+    case CMT_OUTLIER_LEAK:
+        snprintf(buf, cap, "%s leaks %s, %.*fx the median (%s)", name, b1, o->ratio < 10 ? 1 : 0, o->ratio, b2);
+        break;
+    case CMT_OUTLIER_PEAK:
+        snprintf(buf, cap, "%s peaks %.1fx the mean (%s vs %s)", name, o->ratio, b1, b2);
+        break;
+    case CMT_OUTLIER_OOM:
+        snprintf(buf, cap, "%s ran out of memory (%llu OOM%s)", name, (unsigned long long)o->count,
+                 o->count == 1 ? "" : "s");
+        break;
+    }
+    return buf;
+}
+
+void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
+    const char *b = strrchr(fr->module, '/');
+    b = b ? b + 1 : fr->module;
+    if (fr->function && fr->file)
+        fprintf(f, "%s %s:%d%s", fr->function, fr->file, fr->line, fr->inlined ? " (inlined)" : "");
+    else if (fr->function)
+        fprintf(f, "%s (%s+0x%llx)", fr->function, b, (unsigned long long)fr->offset);
+    else
+        fprintf(f, "%s+0x%llx", b, (unsigned long long)fr->offset);
+}
+
+void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max) {
+    if (!s->n) {
+        fprintf(f, "%s(no stack recorded)\n", indent);
+        return;
+    }
+    for (size_t i = 0; i < s->n && i < max; i++) {
+        fputs(indent, f);
+        cmt_print_frame(f, &s->frames[i]);
+        fputc('\n', f);
+    }
+}
+
+static double rel_s(const struct cmt_process *p, int64_t t) {
+    return (double)(t - p->hdr.start_clock_ns) / 1e9;
+}
+
+static int worth_showing(const struct cmt_analysis *a) {
+    const struct cmt_ranks *R = a->ranks;
+    if (!R || !R->nrows) return 0;
+    return R->nrows >= 2 || R->rows[0].rank >= 0;
+}
+
+static void ranks_text(const struct cmt_analysis *a, FILE *f) {
+    const struct cmt_ranks *R = a->ranks;
+    if (!worth_showing(a)) return;
+    char b1[32], b2[32], rk[16], lr[16];
+    fprintf(f, "\nranks\n  %-16s %5s %5s %8s %10s %10s %5s  %s\n", "HOST", "RANK", "LOCAL", "PID", "PEAK", "LEAKED",
+            "OOMS", "GPUS");
+    for (size_t i = 0; i < R->nrows; i++) {
+        const struct cmt_rank_row *r = &R->rows[i];
+        snprintf(rk, sizeof rk, "%d", r->rank);
+        snprintf(lr, sizeof lr, "%d", r->local_rank);
+        fprintf(f, "  %-16s %5s %5s %8u %10s %10s %5llu  ", r->host, r->rank >= 0 ? rk : "-",
+                r->local_rank >= 0 ? lr : "-", r->pid, cmt_human_size(r->peak_bytes, b1, sizeof b1),
+                cmt_human_size(r->leaked_bytes, b2, sizeof b2), (unsigned long long)r->ooms);
+        for (size_t k = 0; k < r->nuuids; k++)
+            fprintf(f, "%s%s", k ? "," : "", r->uuids[k]);
+        if (!r->nuuids) fprintf(f, "-");
+        if (r->worker_of >= 0) fprintf(f, "  (forked by pid %u)", R->rows[r->worker_of].pid);
+        fprintf(f, "\n");
+    }
+    if (R->ngroups >= 2) {
+        fprintf(f, "  across %zu %s: peak max/mean ", R->ngroups, R->rows[0].rank >= 0 ? "ranks" : "processes");
+        if (R->peak_max_over_mean > 0)
+            fprintf(f, "%.2f", R->peak_max_over_mean);
+        else
+            fprintf(f, "-");
+        fprintf(f, ", leaked max/median ");
+        if (R->leak_max_over_median > 0)
+            fprintf(f, "%.1f\n", R->leak_max_over_median);
+        else
+            fprintf(f, "%s\n", R->leak_max_over_median < 0 ? "inf (median 0)" : "-");
+    }
+    char line[512];
+    for (size_t i = 0; i < R->noutliers; i++)
+        fprintf(f, "  outlier: %s\n", cmt_rank_outlier_text(R, &R->outliers[i], line, sizeof line));
+    for (size_t h = 0; h < R->nhosts; h++)
+        if (R->hosts[h].ngpus >= 2)
+            fprintf(f, "  host %s: %zu GPUs, peak max/mean %.2f (%s highest)\n", R->hosts[h].host, R->hosts[h].ngpus,
+                    R->hosts[h].peak_max_over_mean, R->hosts[h].max_uuid);
+    for (size_t s = 0; s < R->nshared; s++) {
+        const struct cmt_shared_gpu *sg = &R->shared[s];
+        fprintf(f, "  shared GPU %s:", sg->uuid);
+        for (size_t k = 0; k < sg->n; k++) {
+            const struct cmt_rank_row *r = &R->rows[sg->rows[k]];
+            if (r->rank >= 0)
+                fprintf(f, " pid %u (rank %d)", r->pid, r->rank);
+            else
+                fprintf(f, " pid %u", r->pid);
+            fprintf(f, k + 1 < sg->n ? "," : "\n");
+        }
+    }
+}
+
+static void text_growth(struct cmt_analysis *a, size_t i, const struct cmt_growth *g, FILE *f) {
+    char b1[32], b2[32], b3[32], u[48];
+    const struct cmt_replay *r = &a->procs[i].replay;
+    const char *uu = cmt_replay_uuid(r, g->device, u);
+    char where[96];
+    if (g->device < 0)
+        snprintf(where, sizeof where, "host memory");
+    else
+        snprintf(where, sizeof where, "device %lld%s%s", (long long)g->device, uu ? " " : "", uu ? uu : "");
+    fprintf(f, "  +%s per \"%s\" %s over %llu markers (%s -> %s) on %s, pid %u\n",
+            cmt_human_size((uint64_t)(g->bytes_per_marker + 0.5), b1, sizeof b1), g->label,
+            cmt_marker_kind_name(g->flags), (unsigned long long)g->markers,
+            cmt_human_size(g->first_bytes, b2, sizeof b2), cmt_human_size(g->last_bytes, b3, sizeof b3), where,
+            a->procs[i].hdr.pid);
+    struct cmt_stack_sym st = cmt_analysis_stack(a, i, g->stack);
+    cmt_print_frames(f, &st, "      ", SIZE_MAX);
+    cmt_stack_sym_free(&st);
+}
+
+void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t top) {
+    size_t shown = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->marks.ngrowth && shown < top; k++)
+            if (r->marks.growth[k].bytes_per_marker > limit) {
+                text_growth(a, i, &r->marks.growth[k], f);
+                shown++;
+            }
+    }
+}
+
+static void markers_text(struct cmt_analysis *a, FILE *f) {
+    size_t nmarkers = 0, ngrowth = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        nmarkers += a->procs[i].replay.marks.nmarkers;
+        ngrowth += a->procs[i].replay.marks.ngrowth;
+    }
+    if (!nmarkers) return;
+    char b1[32];
+    fprintf(f, "\nmarkers: %zu", nmarkers);
+    /* the labels and how many of each, then live device bytes at the first and last marker */
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        if (!r->marks.nmarkers) continue;
+        fprintf(f, "\n  pid %u: %zu marker%s%s", a->procs[i].hdr.pid, r->marks.nmarkers,
+                r->marks.nmarkers == 1 ? "" : "s", r->marks.dropped ? " (more were not kept)" : "");
+        for (size_t k = 0; k < r->marks.nmarkers; k += (r->marks.nmarkers > 1 ? r->marks.nmarkers - 1 : 1)) {
+            const struct cmt_marker_rec *m = &r->marks.markers[k];
+            uint64_t gpu = 0;
+            for (size_t d = 0; d < m->ndev; d++)
+                if (m->dev[d] >= 0) gpu += m->live[d];
+            fprintf(f, "\n    %s \"%s\" %s at t=%.6fs: %s live on GPUs", k ? "last " : "first", m->label,
+                    cmt_marker_kind_name(m->flags), (double)(m->time_ns - r->first_time) / 1e9,
+                    cmt_human_size(gpu, b1, sizeof b1));
+            if (r->marks.nmarkers == 1) break;
+        }
+    }
+    fprintf(f, "\n");
+    if (!ngrowth) {
+        fprintf(f, "  no stack grows across markers\n");
+        return;
+    }
+    fprintf(f, "\ngrowth per marker (stacks whose live bytes grow at every marker of a label)\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->marks.ngrowth && shown < a->opts.top_n; k++, shown++)
+            text_growth(a, i, &r->marks.growth[k], f);
+    }
+}
+
+static void heaps_text(struct cmt_analysis *a, FILE *f) {
+    char b1[32], b2[32], b3[32], u[48];
+    int any = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        size_t n;
+        const struct cmt_heap *v = cmt_heaps_list(a->procs[i].replay.heaps, &n);
+        for (size_t k = 0; k < n; k++) {
+            const struct cmt_heap *pl = &v[k];
+            if (!any++) fprintf(f, "\npools (sub-allocations reported through NVTX memory heaps)\n");
+            char where[96];
+            if (pl->device < 0)
+                snprintf(where, sizeof where, "memory of no tracked allocation");
+            else if (cmt_replay_uuid(&a->procs[i].replay, pl->device, u))
+                snprintf(where, sizeof where, "device %lld (%s)", (long long)pl->device, u);
+            else
+                snprintf(where, sizeof where, "device %lld", (long long)pl->device);
+            fprintf(f, "  pid %u heap 0x%llx \"%s\" %s on %s: %llu region%s live (%s), peak %s%s\n",
+                    a->procs[i].hdr.pid, (unsigned long long)pl->heap, pl->name ? pl->name : "",
+                    cmt_human_size(pl->size, b1, sizeof b1), where, (unsigned long long)pl->live_regions,
+                    pl->live_regions == 1 ? "" : "s", cmt_human_size(pl->live_bytes, b2, sizeof b2),
+                    cmt_human_size(pl->peak_bytes, b3, sizeof b3), pl->unregistered ? ", unregistered" : "");
+            for (size_t q = 0; q < pl->nleaks && q < a->opts.top_n; q++) {
+                fprintf(f, "    %s in %llu region%s still registered at the end:\n",
+                        cmt_human_size(pl->leaks[q].bytes, b1, sizeof b1), (unsigned long long)pl->leaks[q].regions,
+                        pl->leaks[q].regions == 1 ? "" : "s");
+                struct cmt_stack_sym st = cmt_analysis_stack(a, i, pl->leaks[q].stack);
+                cmt_print_frames(f, &st, "        ", SIZE_MAX);
+                cmt_stack_sym_free(&st);
+            }
+        }
+    }
+}
+
+void cmt_render_text(struct cmt_analysis *a, FILE *f) {
+    char b1[32], b2[32], b3[32], u[48];
+    size_t top = a->opts.top_n;
+    fprintf(f, "cumemtrack: %s leaked at %zu site%s in %zu process%s, %zu OOM%s, %llu anomal%s\n",
+            cmt_human_size(a->leaked_bytes, b1, sizeof b1), a->nleaks, a->nleaks == 1 ? "" : "s", a->nprocs,
+            a->nprocs == 1 ? "" : "es", a->nooms, a->nooms == 1 ? "" : "s",
+            (unsigned long long)cmt_analysis_anomalies(a), cmt_analysis_anomalies(a) == 1 ? "y" : "ies");
+    fprintf(f, "\nprocesses\n");
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_process *p = &a->procs[i];
+        fprintf(f, "  pid %u", p->hdr.pid);
+        if (p->hdr.rank >= 0) fprintf(f, " rank %d", p->hdr.rank);
+        fprintf(f, " on %s, exit %s%s: %s\n", p->hdr.host[0] ? p->hdr.host : "?", p->exit,
+                p->truncated ? " (truncated dump)" : "", p->command && p->command[0] ? p->command : "?");
+    }
+    fprintf(f, "\ndevices\n  %-7s %-4s %-40s %-14s %10s %10s %7s %7s  %s\n", "PID", "DEV", "UUID", "PCI", "PEAK",
+            "LEAKED", "ALLOCS", "FREES", "NAME");
+    int anydev = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->ndevs; k++) {
+            const struct cmt_devstate *d = &r->devs[k];
+            if (!d->allocations && !d->peak && !d->leaked_bytes) continue; /* idle: JSON lists it */
+            anydev = 1;
+            fprintf(f, "  %-7u %-4lld %-40s %-14s %10s %10s %7llu %7llu  %s\n", a->procs[i].hdr.pid,
+                    (long long)d->ordinal, cmt_device_uuid(d, u) ? u : "?", d->pci[0] ? d->pci : "?",
+                    cmt_human_size(d->peak, b1, sizeof b1), cmt_human_size(d->leaked_bytes, b2, sizeof b2),
+                    (unsigned long long)d->allocations, (unsigned long long)d->frees, d->name[0] ? d->name : "?");
+        }
+        if (r->host_peak || r->host_leaked)
+            fprintf(f, "  %-7u %-4s %-40s %-14s %10s %10s %7llu %7llu  %s\n", a->procs[i].hdr.pid, "host", "-", "-",
+                    cmt_human_size(r->host_peak, b1, sizeof b1), cmt_human_size(r->host_leaked, b2, sizeof b2),
+                    (unsigned long long)r->host_allocations, (unsigned long long)r->host_frees,
+                    "pinned/registered host memory");
+    }
+    if (!anydev) fprintf(f, "  (no device memory recorded)\n");
+    if (a->nleaks) {
+        fprintf(f, "\nleaks (top %zu of %zu)\n", a->nleaks < top ? a->nleaks : top, a->nleaks);
+        for (size_t i = 0; i < a->nleaks && i < top; i++) {
+            const struct cmt_rleak *l = &a->leaks[i];
+            const char *kn = cmt_kind_name(l->leak->kind);
+            fprintf(f, "  #%zu %s in %llu allocation%s (%s) on ", i + 1, cmt_human_size(l->leak->bytes, b1, sizeof b1),
+                    (unsigned long long)l->leak->allocations, l->leak->allocations == 1 ? "" : "s", kn ? kn : "?");
+            if (l->leak->device >= 0)
+                fprintf(f, "device %lld%s%s%s", (long long)l->leak->device, l->uuid ? " (" : "", l->uuid ? l->uuid : "",
+                        l->uuid ? ")" : "");
+            else
+                fprintf(f, "host");
+            fprintf(f, ", pid %u, live %s\n", a->procs[l->proc].hdr.pid,
+                    l->leak->at == CMT_AT_DIED       ? "when it died"
+                    : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown"
+                                                     : "at exit");
+            cmt_print_frames(f, &l->stack, "      ", SIZE_MAX);
+        }
+    } else
+        fprintf(f, "\nleaks: none\n");
+    if (a->npeaks) fprintf(f, "\npeaks\n");
+    for (size_t k = 0; k < a->npeaks; k++) {
+        size_t i = a->peaks[k].proc;
+        const struct cmt_devstate *d = a->peaks[k].dev;
+        fprintf(f, "  pid %u device %lld: %s at t=%.6fs\n", a->procs[i].hdr.pid, (long long)d->ordinal,
+                cmt_human_size(d->peak, b1, sizeof b1), rel_s(&a->procs[i], d->peak_time));
+        for (size_t s = 0; s < d->npeak_top && s < top; s++) {
+            fprintf(f, "    %s in %llu allocation%s\n", cmt_human_size(d->peak_top[s].bytes, b1, sizeof b1),
+                    (unsigned long long)d->peak_top[s].allocations, d->peak_top[s].allocations == 1 ? "" : "s");
+            struct cmt_stack_sym st = cmt_analysis_stack(a, i, d->peak_top[s].stack);
+            cmt_print_frames(f, &st, "        ", SIZE_MAX);
+            cmt_stack_sym_free(&st);
+        }
+    }
+    if (a->nooms) {
+        fprintf(f, "\nout-of-memory errors\n");
+        for (size_t i = 0; i < a->nprocs; i++) {
+            struct cmt_replay *r = &a->procs[i].replay;
+            for (size_t k = 0; k < r->nooms; k++) {
+                const struct cmt_oom *o = &r->ooms[k];
+                const struct cmt_devstate *d = o->device >= 0 ? cmt_replay_device(r, o->device) : NULL;
+                fprintf(f, "  pid %u device %lld at t=%.6fs: requested %s with %s live", a->procs[i].hdr.pid,
+                        (long long)o->device, rel_s(&a->procs[i], o->time_ns),
+                        cmt_human_size(o->requested, b1, sizeof b1), cmt_human_size(o->live_bytes, b2, sizeof b2));
+                if (d && d->total) fprintf(f, " of %s", cmt_human_size(d->total, b3, sizeof b3));
+                fprintf(f, "\n");
+                struct cmt_stack_sym st = cmt_analysis_stack(a, i, o->stack);
+                cmt_print_frames(f, &st, "      ", SIZE_MAX);
+                cmt_stack_sym_free(&st);
+                for (size_t s = 0; s < o->ntop && s < top; s++) {
+                    fprintf(f, "    live then: %s in %llu allocation%s\n",
+                            cmt_human_size(o->top[s].bytes, b1, sizeof b1), (unsigned long long)o->top[s].allocations,
+                            o->top[s].allocations == 1 ? "" : "s");
+                    st = cmt_analysis_stack(a, i, o->top[s].stack);
+                    cmt_print_frames(f, &st, "        ", SIZE_MAX);
+                    cmt_stack_sym_free(&st);
+                }
+            }
+        }
+    }
+    fprintf(f, "\nimbalance: %s\n", a->verdict);
+    ranks_text(a, f);
+    markers_text(a, f);
+    heaps_text(a, f);
+    if (cmt_analysis_anomalies(a) || a->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]) {
+        fprintf(f, "\nanomalies\n");
+        for (int k = 0; k < CMT_AN_COUNT; k++)
+            if (a->anomalies[k])
+                fprintf(f, "  %-21s %6llu  %s\n", cmt_anomaly_names[k], (unsigned long long)a->anomalies[k],
+                        cmt_anomaly_hint(k));
+    }
+    if (a->opts.suppressions && a->opts.suppressions->n) {
+        fprintf(f, "\nsuppressions\n");
+        for (size_t k = 0; k < a->opts.suppressions->n; k++) {
+            const struct cmt_suppression *s = &a->opts.suppressions->v[k];
+            fprintf(f, "  leak:%s  %llu leak%s, %s\n", s->pattern, (unsigned long long)s->leaks,
+                    s->leaks == 1 ? "" : "s", cmt_human_size(s->bytes, b1, sizeof b1));
+        }
+    }
+}

@@ -1,0 +1,205 @@
+/*
+ * render_timeline.c — `cumemtrack timeline`'s rows (timeline.h) as a text table, CSV, or a Chrome
+ * trace event JSON for Perfetto: written as the replays tell them. See render.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "timeline.h"
+
+struct cmt_tl_writer {
+    int fmt;
+    FILE *f;
+    struct cmt_analysis *a;
+    struct cmt_json j;
+    int64_t base_real;    /* earliest start_realtime_ns */
+    unsigned char *named; /* per process: metadata written */
+    size_t nnamed;
+    uint64_t *tpid; /* per process: the trace pid */
+    uint64_t rows;
+    int out_of_memory; /* some metadata could not be written */
+};
+
+static void csv_field(FILE *f, const char *s, size_t n) {
+    int q = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') q = 1;
+    if (!q) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '"') fputc('"', f);
+        fputc(s[i], f);
+    }
+    fputc('"', f);
+}
+
+static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
+    char b[32];
+    if (!strcmp(row->event, "marker"))
+        snprintf(buf, cap, "marker:%.*s", (int)(row->label_len > 1000 ? 1000 : row->label_len),
+                 row->label ? row->label : "");
+    else if (!strcmp(row->event, "oom"))
+        snprintf(buf, cap, "oom:%s:%s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
+    else
+        snprintf(buf, cap, "%s", row->event);
+}
+
+/* A metadata event ("ph":"M") of process proc: args {"name": str}, or {"sort_index": index}. */
+static void meta_event(struct cmt_tl_writer *o, size_t proc, const char *what, const char *str, int64_t index) {
+    struct cmt_json *j = &o->j;
+    cmt_json_object(j, NULL);
+    cmt_json_str(j, "name", what);
+    cmt_json_str(j, "ph", "M");
+    cmt_json_u64(j, "ts", 0);
+    cmt_json_u64(j, "pid", o->tpid[proc]);
+    cmt_json_u64(j, "tid", 0);
+    cmt_json_object(j, "args");
+    if (str)
+        cmt_json_str(j, "name", str);
+    else
+        cmt_json_i64(j, "sort_index", index);
+    cmt_json_object_end(j);
+    cmt_json_object_end(j);
+}
+
+static void perfetto_meta(struct cmt_tl_writer *o, size_t proc) {
+    if (proc < o->nnamed && o->named[proc]) return;
+    if (proc >= o->nnamed) {
+        size_t nn = proc + 1;
+        unsigned char *n = realloc(o->named, nn);
+        if (!n) {
+            o->out_of_memory = 1;
+            return;
+        }
+        memset(n + o->nnamed, 0, nn - o->nnamed);
+        o->named = n;
+        o->nnamed = nn;
+    }
+    o->named[proc] = 1;
+    const struct cmt_process *p = &o->a->procs[proc];
+    char name[512];
+    if (p->hdr.rank >= 0)
+        snprintf(name, sizeof name, "rank %d pid %u on %s: %.300s", p->hdr.rank, p->hdr.pid,
+                 p->hdr.host[0] ? p->hdr.host : "?", p->command ? p->command : "");
+    else
+        snprintf(name, sizeof name, "pid %u on %s: %.300s", p->hdr.pid, p->hdr.host[0] ? p->hdr.host : "?",
+                 p->command ? p->command : "");
+    meta_event(o, proc, "process_name", name, 0);
+    meta_event(o, proc, "process_sort_index", NULL, p->hdr.rank >= 0 ? p->hdr.rank : (int64_t)proc + 100000);
+    meta_event(o, proc, "thread_name", "CUDA memory events", 0);
+}
+
+void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
+    struct cmt_tl_writer *o = arg;
+    const struct cmt_process *p = &o->a->procs[row->proc];
+    char ev[1100], iso[48], b[32];
+    o->rows++;
+    event_text(ev, sizeof ev, row);
+    if (o->fmt == CMT_TL_CSV) {
+        fprintf(o->f, "%.9f,%s,", cmt_tl_seconds(row->t), cmt_tl_iso(p, row->t, iso, sizeof iso));
+        csv_field(o->f, p->hdr.host, strlen(p->hdr.host));
+        fprintf(o->f, ",%u,", p->hdr.pid);
+        if (row->device >= 0) fprintf(o->f, "%lld", (long long)row->device);
+        fprintf(o->f, ",%s,", row->uuid ? row->uuid : "");
+        if (row->device >= 0) fprintf(o->f, "%llu", (unsigned long long)row->live);
+        fputc(',', o->f);
+        csv_field(o->f, ev, strlen(ev));
+        fputc('\n', o->f);
+    } else if (o->fmt == CMT_TL_TEXT) {
+        char dev[24];
+        if (row->device >= 0)
+            snprintf(dev, sizeof dev, "%lld", (long long)row->device);
+        else
+            snprintf(dev, sizeof dev, "-");
+        for (char *c = ev; *c; c++)
+            if ((unsigned char)*c < 0x20) *c = '?';
+        fprintf(o->f, "%12.6f  %-7u %-3s %-40s %10s  %s\n", cmt_tl_seconds(row->t), p->hdr.pid, dev,
+                row->uuid ? row->uuid : "-", row->device >= 0 ? cmt_human_size(row->live, b, sizeof b) : "-", ev);
+    } else {
+        perfetto_meta(o, row->proc);
+        struct cmt_json *j = &o->j;
+        int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
+        char nm[128];
+        const char *cat = "memory", *ph = "C";
+        if (!strcmp(row->event, "oom")) {
+            snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
+            cat = "oom";
+            ph = "i";
+        } else if (!strcmp(row->event, "marker")) {
+            cat = "marker";
+            ph = "i";
+        } else
+            snprintf(nm, sizeof nm, "GPU %lld %s", (long long)row->device, row->uuid ? row->uuid : "");
+        cmt_json_object(j, NULL);
+        if (!strcmp(cat, "marker"))
+            cmt_json_strn(j, "name", row->label ? row->label : "", row->label_len);
+        else
+            cmt_json_str(j, "name", nm);
+        cmt_json_str(j, "cat", cat);
+        cmt_json_str(j, "ph", ph);
+        if (*ph == 'i') cmt_json_str(j, "s", "p");
+        cmt_json_i64(j, "ts", ts);
+        cmt_json_u64(j, "pid", o->tpid[row->proc]);
+        cmt_json_u64(j, "tid", 0);
+        cmt_json_object(j, "args");
+        if (!strcmp(cat, "oom")) {
+            cmt_json_i64(j, "device", row->device);
+            cmt_json_str(j, "uuid", row->uuid);
+            cmt_json_u64(j, "requested_bytes", row->size);
+            cmt_json_u64(j, "live_bytes", row->live);
+        } else if (*ph == 'C')
+            cmt_json_u64(j, "live_bytes", row->live);
+        cmt_json_object_end(j);
+        cmt_json_object_end(j);
+    }
+}
+
+struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a, int64_t base_real,
+                                        const uint64_t *trace_pids, size_t nprocs) {
+    struct cmt_tl_writer *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->tpid = malloc((nprocs + 1) * sizeof *o->tpid);
+    if (!o->tpid) {
+        free(o);
+        return NULL;
+    }
+    memcpy(o->tpid, trace_pids, nprocs * sizeof *o->tpid);
+    o->fmt = fmt;
+    o->f = f;
+    o->a = a;
+    o->base_real = base_real;
+    if (fmt == CMT_TL_CSV)
+        fprintf(f, "time,wallclock,host,pid,device,uuid,live,event\n");
+    else if (fmt == CMT_TL_TEXT)
+        fprintf(f, "%12s  %-7s %-3s %-40s %10s  %s\n", "TIME(s)", "PID", "DEV", "UUID", "LIVE", "EVENT");
+    else {
+        cmt_json_init(&o->j, f, 0);
+        cmt_json_object(&o->j, NULL);
+        cmt_json_str(&o->j, "displayTimeUnit", "ms");
+        cmt_json_array(&o->j, "traceEvents");
+    }
+    return o;
+}
+
+int cmt_tl_writer_end(struct cmt_tl_writer *o, int loaded) {
+    if (o->fmt == CMT_TL_PERFETTO) {
+        for (size_t i = 0; i < o->a->nprocs; i++)
+            perfetto_meta(o, i); /* processes without a row */
+        cmt_json_array_end(&o->j);
+        cmt_json_object_end(&o->j);
+        cmt_json_finish(&o->j);
+    } else if (o->fmt == CMT_TL_TEXT && loaded && !o->rows)
+        fprintf(o->f, "(no device memory recorded)\n");
+    return o->out_of_memory ? -1 : 0;
+}
+
+void cmt_tl_writer_free(struct cmt_tl_writer *o) {
+    if (!o) return;
+    free(o->named);
+    free(o->tpid);
+    free(o);
+}

@@ -1,0 +1,705 @@
+/*
+ * replay.c — event replay of one process. See replay.h. Every table is util.h's hash table.
+ */
+#include "replay.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "heaps.h"
+#include "replay_internal.h"
+
+const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
+    "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
+    "table_full",   "truncated_dumps", "died_processes", "unmatched_proc", "captured_allocations",
+};
+
+const char *cmt_leak_at_name(int at) {
+    return at == CMT_AT_TEARDOWN ? "teardown" : at == CMT_AT_DIED ? "died" : "exit";
+}
+
+/* Out of memory: what the record should have changed is lost, so the figures are wrong; the
+ * analysis refuses to report them (analysis.c). */
+void cmt_replay_lost(struct cmt_replay *r) {
+    r->out_of_memory++;
+}
+
+static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
+    c->proc = r->observer_id;
+    r->observer(r->observer_arg, r, c);
+}
+
+/* A (stack, device) counter of a GPU changed by bytes (up or down). */
+static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
+    if (!r->observer || r->t->snapshot_only || s->device < 0) return;
+    struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
+                                .record = e->type,
+                                .time_ns = e->time_ns,
+                                .device = s->device,
+                                .dev = cmt_replay_device(r, s->device),
+                                .stack = s->stack,
+                                .stack_bytes = s->bytes,
+                                .up = up};
+    notify(r, &c);
+}
+
+int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
+    memset(r, 0, sizeof *r);
+    r->top_n = top_n ? top_n : 10;
+    r->t = calloc(1, sizeof *r->t);
+    if (!r->t) return -1;
+    struct cmt_replay_live *t = r->t;
+    cmt_htab_init(&t->live, sizeof(struct live), 1024);
+    cmt_htab_init(&t->freed, sizeof(struct cmt_hkey), 1024);
+    struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map, &t->api_map, &t->leak_map};
+    for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
+        cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
+    r->t->ring_ptr = calloc(FREED_RING, sizeof(uint64_t));
+    r->t->ring_space = calloc(FREED_RING, 1);
+    if (!r->t->ring_ptr || !r->t->ring_space) return -1;
+    return 0;
+}
+
+struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
+    struct cmt_replay_live *t = r->t;
+    if (ord >= 0 && ord < DEV_SMALL && t->dev_small[ord]) return &r->devs[t->dev_small[ord] - 1];
+    uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)ord, 0);
+    if (!slot) return NULL;
+    if (*slot) {
+        if (ord >= 0 && ord < DEV_SMALL) t->dev_small[ord] = *slot;
+        return &r->devs[*slot - 1];
+    }
+    if (cmt_grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
+    struct cmt_devstate *d = &r->devs[r->ndevs++];
+    memset(d, 0, sizeof *d);
+    d->ordinal = ord;
+    *slot = (uint32_t)r->ndevs;
+    return d;
+}
+
+const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ord) {
+    uint32_t v = cmt_htab_get(&r->t->dev_map, (uint64_t)ord, 0);
+    return v ? &r->devs[v - 1] : NULL;
+}
+
+const char *cmt_device_uuid(const struct cmt_devstate *d, char *buf) {
+    if (!d || !d->has_info) return NULL;
+    cmt_uuid_format(d->uuid, buf);
+    return buf;
+}
+
+const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *buf) {
+    return cmt_device_uuid(device >= 0 ? cmt_replay_device(r, device) : NULL, buf);
+}
+
+uint64_t cmt_replay_top_stack(const struct cmt_replay *r, int64_t device, uint64_t *bytes) {
+    uint64_t top = 0;
+    *bytes = 0;
+    for (size_t i = 0; i < r->t->nsdc; i++) {
+        const struct cmt_stack_live *s = &r->t->sdc[i];
+        if (s->device == device && s->bytes && (s->bytes > *bytes || (s->bytes == *bytes && s->stack < top))) {
+            *bytes = s->bytes;
+            top = s->stack;
+        }
+    }
+    return top;
+}
+
+const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id) {
+    uint32_t v = cmt_htab_get(&r->t->stack_map, id, 0);
+    return v ? &r->t->stacks[v - 1] : NULL;
+}
+
+const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api) {
+    uint32_t v = cmt_htab_get(&r->t->api_map, api, 0);
+    return v ? r->t->api_names[v - 1] : NULL;
+}
+
+int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx) {
+    uint32_t v = cmt_htab_get(&r->t->ctx_map, ctx, 0);
+    return v ? r->t->ctxdev[v - 1] : -2;
+}
+
+static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+    struct cmt_replay_live *t = r->t;
+    uint32_t *slot = cmt_htab_slot(&t->sdc_map, stack, (uint64_t)device);
+    if (!slot) return UINT32_MAX;
+    if (*slot) return *slot - 1;
+    if (cmt_grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0) return UINT32_MAX;
+    t->sdc[t->nsdc] = (struct cmt_stack_live){stack, device, 0, 0};
+    *slot = (uint32_t)++t->nsdc;
+    return *slot - 1;
+}
+
+/* Top n stacks live on device (by bytes desc, then stack id), into a new array. */
+static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, size_t *nout) {
+    size_t n = r->top_n, k = 0;
+    struct cmt_stack_bytes *top = calloc(n ? n : 1, sizeof *top);
+    if (!top) {
+        cmt_replay_lost(r);
+        *nout = 0;
+        return NULL;
+    }
+    struct cmt_replay_live *t = r->t;
+    for (size_t i = 0; i < t->nsdc; i++) {
+        const struct cmt_stack_live *s = &t->sdc[i];
+        if (s->device != device || !s->bytes) continue;
+        size_t pos = k;
+        while (pos > 0 &&
+               (top[pos - 1].bytes < s->bytes || (top[pos - 1].bytes == s->bytes && top[pos - 1].stack > s->stack)))
+            pos--;
+        if (pos >= n) continue;
+        size_t last = k < n ? k : n - 1;
+        memmove(&top[pos + 1], &top[pos], (last - pos) * sizeof *top);
+        top[pos] = (struct cmt_stack_bytes){s->stack, s->bytes, s->count};
+        if (k < n) k++;
+    }
+    *nout = k;
+    return top;
+}
+
+static void take_snapshot(struct cmt_replay *r, struct cmt_devstate *d) {
+    free(d->peak_top);
+    d->peak_top = top_stacks(r, d->ordinal, &d->npeak_top);
+    d->snap_seq = d->peak_seq;
+    d->snap_peak = d->peak;
+    d->has_snap = 1;
+    d->snap_pending = 0;
+}
+
+/* Before live bytes of d decrease: snapshot a pending peak (exact when taken; skipped when the peak
+ * grew by less than 1% since the last snapshot, then pass 2 redoes it exactly). */
+static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d) {
+    if (!d->snap_pending) return;
+    if (r->t->snapshot_only) return;
+    if (!d->has_snap || d->peak - d->snap_peak > d->snap_peak / 100)
+        take_snapshot(r, d);
+    else
+        d->snap_pending = 0;
+}
+
+static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
+    struct cmt_replay_live *t = r->t;
+    int existed;
+    struct live *l = cmt_htab_put(&t->live, e->ptr, space, &existed);
+    if (!l) {
+        cmt_replay_lost(r);
+        return;
+    }
+    if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
+        struct cmt_stack_live *s = &t->sdc[l->k.val];
+        struct cmt_devstate *d = l->device >= 0 ? cmt_replay_dev_get(r, l->device) : NULL;
+        if (d) before_decrease(r, d);
+        s->bytes -= l->granted;
+        s->count--;
+        notify_stack(r, e, s, 0);
+        if (l->device >= 0) {
+            if (d) {
+                d->live -= l->granted;
+                d->live_count--;
+            }
+        } else
+            r->host_live -= l->granted;
+    }
+    l->size = e->size;
+    l->granted = e->granted;
+    l->ctx = e->ctx;
+    l->device = e->device < 0 ? -1 : e->device;
+    l->kind = (uint8_t)(e->kind < 255 ? e->kind : 255);
+    uint32_t si = sdc_get(r, e->stack, l->device);
+    if (si == UINT32_MAX) {
+        cmt_replay_lost(r);
+        cmt_htab_del(&t->live, l);
+        return;
+    }
+    l->k.val = si;
+    t->sdc[si].bytes += e->granted;
+    t->sdc[si].count++;
+    notify_stack(r, e, &t->sdc[si], 1);
+    if (t->freed.n) {
+        void *f = cmt_htab_find(&t->freed, e->ptr, space);
+        if (f) cmt_htab_del(&t->freed, f);
+    }
+    if (l->device >= 0) {
+        struct cmt_devstate *d = cmt_replay_dev_get(r, l->device);
+        if (!d) {
+            cmt_replay_lost(r);
+            return;
+        }
+        d->live += e->granted;
+        d->live_count++;
+        if (d->live > d->peak) {
+            d->peak = d->live;
+            d->peak_time = e->time_ns;
+            d->peak_seq = e->seq;
+            d->snap_pending = 1;
+        }
+        if (t->snapshot_only && t->target_seq[d - r->devs] == e->seq) take_snapshot(r, d);
+    } else {
+        r->host_live += e->granted;
+        if (r->host_live > r->host_peak) r->host_peak = r->host_live;
+    }
+}
+
+static void remember_freed(struct cmt_replay *r, uint64_t space, uint64_t ptr) {
+    struct cmt_replay_live *t = r->t;
+    if (t->ring_n == FREED_RING) { /* evict the oldest */
+        void *f = cmt_htab_find(&t->freed, t->ring_ptr[t->ring_pos], t->ring_space[t->ring_pos]);
+        if (f) cmt_htab_del(&t->freed, f);
+    } else
+        t->ring_n++;
+    t->ring_ptr[t->ring_pos] = ptr;
+    t->ring_space[t->ring_pos] = (uint8_t)space;
+    t->ring_pos = (t->ring_pos + 1) % FREED_RING;
+    int existed;
+    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) cmt_replay_lost(r);
+}
+
+static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack, int at) {
+    struct cmt_replay_live *t = r->t;
+    uint64_t k1 = ((uint64_t)l->device << 10) | ((uint64_t)l->kind << 2) | (uint64_t)at;
+    uint32_t *slot = cmt_htab_slot(&t->leak_map, k1, stack);
+    if (!slot || (!*slot && cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0)) {
+        cmt_replay_lost(r);
+        return;
+    }
+    if (!*slot) {
+        r->leaks[r->nleaks] = (struct cmt_leak){l->device, l->kind, stack, at, 0, 0, 0};
+        *slot = (uint32_t)++r->nleaks;
+    }
+    struct cmt_leak *k = &r->leaks[*slot - 1];
+    k->bytes += l->granted;
+    k->requested += l->size;
+    k->allocations++;
+}
+
+/* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end). */
+static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    struct cmt_stack_live *s = &t->sdc[l->k.val];
+    if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
+    struct cmt_devstate *d = l->device >= 0 ? cmt_replay_dev_get(r, l->device) : NULL;
+    if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
+    s->bytes -= l->granted;
+    s->count--;
+    if (e) notify_stack(r, e, s, 0);
+    if (l->device >= 0) {
+        if (d) {
+            d->live -= l->granted;
+            d->live_count--;
+            if (at >= 0) {
+                d->leaked_bytes += l->granted;
+                d->leaked_allocations++;
+            }
+        }
+    } else {
+        r->host_live -= l->granted;
+        if (at >= 0) {
+            r->host_leaked += l->granted;
+            r->host_leaked_allocations++;
+        }
+    }
+    cmt_htab_del(&t->live, l);
+}
+
+static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
+    if (e->flags & CMT_FLAG_CAPTURED) return;
+    struct live *l = cmt_htab_find(&t->live, e->ptr, space);
+    if (!l) {
+        if (!t->snapshot_only) {
+            if (t->freed.n && cmt_htab_find(&t->freed, e->ptr, space))
+                r->anomalies[CMT_AN_DOUBLE_FREE]++;
+            else
+                r->anomalies[CMT_AN_UNKNOWN_FREE]++;
+        }
+        return;
+    }
+    int64_t dev = l->device;
+    if (dev >= 0) {
+        struct cmt_devstate *d = cmt_replay_dev_get(r, dev);
+        if (d) d->frees++;
+    } else
+        r->host_frees++;
+    end_live(r, l, -1, e);
+    if (!t->snapshot_only) remember_freed(r, space, e->ptr);
+}
+
+static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    int at = (e->flags & CMT_FLAG_AT_EXIT) ? CMT_AT_EXIT : CMT_AT_TEARDOWN;
+    for (size_t i = 0; i < t->live.cap;) {
+        struct live *l = cmt_htab_at(&t->live, i);
+        int match = 0;
+        if (l->k.used) {
+            if (e->ctx)
+                match = l->ctx == e->ctx;
+            else
+                match = l->device == e->device || (l->device < 0 && cmt_replay_ctx_device(r, l->ctx) == e->device);
+        }
+        if (match) {
+            end_live(r, l, at, e); /* backward shift may move another entry into i: look at i again */
+            continue;
+        }
+        i++;
+    }
+}
+
+static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    if (cmt_grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) {
+        cmt_replay_lost(r);
+        return;
+    }
+    struct cmt_oom *o = &r->ooms[r->nooms++];
+    memset(o, 0, sizeof *o);
+    o->device = e->device;
+    o->requested = e->size;
+    o->stack = e->stack;
+    o->api = e->api;
+    o->seq = e->seq;
+    o->time_ns = e->time_ns;
+    const struct cmt_devstate *d = e->device >= 0 ? cmt_replay_device(r, e->device) : NULL;
+    o->live_bytes = e->device >= 0 ? (d ? d->live : 0) : r->host_live;
+    o->live_dev = calloc(r->ndevs + 1, sizeof *o->live_dev);
+    o->live_bytes_dev = calloc(r->ndevs + 1, sizeof *o->live_bytes_dev);
+    if (o->live_dev && o->live_bytes_dev) {
+        for (size_t i = 0; i < r->ndevs; i++) {
+            o->live_dev[i] = r->devs[i].ordinal;
+            o->live_bytes_dev[i] = r->devs[i].live;
+        }
+        o->nlive = r->ndevs;
+    } else
+        cmt_replay_lost(r);
+    o->top = top_stacks(r, e->device < 0 ? -1 : e->device, &o->ntop);
+}
+
+static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    if (cmt_grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) {
+        cmt_replay_lost(r);
+        return;
+    }
+    struct cmt_module *m = &r->mods[r->nmods];
+    memset(m, 0, sizeof *m);
+    m->id = e->id;
+    m->base = e->base;
+    m->path = strndup(e->str1 ? e->str1 : "", e->str1_len);
+    m->build_id = malloc(e->str2_len + 1);
+    m->segs = malloc((e->nseg + 1) * sizeof *m->segs);
+    if (!m->path || !m->build_id || !m->segs) {
+        cmt_replay_lost(r);
+        free(m->path);
+        free(m->build_id);
+        free(m->segs);
+        return;
+    }
+    if (e->str2_len) memcpy(m->build_id, e->str2, e->str2_len);
+    m->build_id_len = e->str2_len;
+    memcpy(m->segs, e->segs, e->nseg * sizeof *m->segs);
+    m->nseg = e->nseg;
+    r->nmods++;
+}
+
+static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    uint32_t *slot = cmt_htab_slot(&t->stack_map, e->id, 0);
+    uint64_t *fr = slot ? malloc((e->nframes + 1) * sizeof *fr) : NULL;
+    if (!fr) {
+        cmt_replay_lost(r);
+        return;
+    }
+    memcpy(fr, e->frames, e->nframes * sizeof *fr);
+    if (*slot) { /* redefinition: the last one wins */
+        struct cmt_stack *s = &t->stacks[*slot - 1];
+        free((void *)s->frames);
+        s->frames = fr;
+        s->nframes = e->nframes;
+        return;
+    }
+    if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
+        cmt_replay_lost(r);
+        free(fr);
+        return;
+    }
+    t->stacks[t->nstacks] = (struct cmt_stack){e->id, e->nframes, fr};
+    *slot = (uint32_t)++t->nstacks;
+}
+
+static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
+static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
+    if (e->flags == CMT_MARK_RANGE_POP) return;
+    int64_t *dev = calloc(r->ndevs + 1, sizeof *dev);
+    uint64_t *live = calloc(r->ndevs + 1, sizeof *live);
+    if (dev && live) {
+        for (size_t i = 0; i < r->ndevs; i++) {
+            dev[i] = r->devs[i].ordinal;
+            live[i] = r->devs[i].live;
+        }
+        dev[r->ndevs] = -1;
+        live[r->ndevs] = r->host_live;
+    } else {
+        free(dev);
+        free(live);
+        dev = NULL;
+        live = NULL;
+    }
+    if (cmt_marker_log_add(&r->marks, e, dev, live, dev ? r->ndevs + 1 : 0, r->t->sdc, r->t->nsdc) != 0 || !dev)
+        cmt_replay_lost(r);
+}
+
+/* After record e: LIVE changes of the GPUs it changed, or the OOM / MARKER itself. */
+static void observe(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
+    switch (e->type) {
+    case CMT_REC_ALLOC:
+    case CMT_REC_FREE:
+    case CMT_REC_RETRACK:
+    case CMT_REC_TEARDOWN:
+        for (size_t i = 0; i < r->ndevs; i++) {
+            struct cmt_devstate *d = &r->devs[i];
+            if (d->observed_live == d->live) continue;
+            d->observed_live = d->live;
+            c.kind = CMT_CHANGE_LIVE;
+            c.device = d->ordinal;
+            c.dev = d;
+            c.live = d->live;
+            notify(r, &c);
+        }
+        return;
+    case CMT_REC_OOM:
+        c.kind = CMT_CHANGE_OOM;
+        c.device = e->device;
+        c.dev = e->device >= 0 ? cmt_replay_device(r, e->device) : NULL;
+        c.live = e->device >= 0 ? (c.dev ? c.dev->live : 0) : r->host_live;
+        c.stack = e->stack;
+        c.requested = e->size;
+        c.label = cmt_replay_api_name(r, e->api);
+        c.label_len = c.label ? strlen(c.label) : 0;
+        notify(r, &c);
+        return;
+    case CMT_REC_MARKER:
+        c.kind = CMT_CHANGE_MARKER;
+        c.label = e->str1;
+        c.label_len = e->str1_len;
+        notify(r, &c);
+        return;
+    default:
+        return;
+    }
+}
+
+void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    if (!r->events++) r->first_time = e->time_ns;
+    r->last_time = e->time_ns;
+    switch (e->type) {
+    case CMT_REC_ALLOC:
+    case CMT_REC_RETRACK:
+        if (e->flags & CMT_FLAG_CAPTURED) {
+            if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
+            break;
+        }
+        if (!t->snapshot_only) {
+            if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
+            if (e->device >= 0) {
+                struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
+                if (d) {
+                    if (e->type == CMT_REC_ALLOC)
+                        d->allocations++;
+                    else if (d->frees)
+                        d->frees--;
+                }
+            } else if (e->type == CMT_REC_ALLOC)
+                r->host_allocations++;
+            else if (r->host_frees)
+                r->host_frees--;
+        }
+        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK);
+        break;
+    case CMT_REC_FREE:
+        do_free(r, e);
+        break;
+    case CMT_REC_TEARDOWN:
+        do_teardown(r, e);
+        break;
+    case CMT_REC_OOM:
+        if (!t->snapshot_only) do_oom(r, e);
+        break;
+    case CMT_REC_FAILED:
+        if (!t->snapshot_only) r->anomalies[CMT_AN_FAILED_CALLS]++;
+        break;
+    case CMT_REC_STACK:
+        if (!t->snapshot_only) def_stack(r, e);
+        break;
+    case CMT_REC_DEVICE: {
+        if (t->snapshot_only || e->device < 0) break;
+        struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
+        if (!d) {
+            cmt_replay_lost(r);
+            break;
+        }
+        d->has_info = 1;
+        memcpy(d->uuid, e->uuid, 16);
+        copy_str(d->name, sizeof d->name, e->str1, e->str1_len);
+        copy_str(d->pci, sizeof d->pci, e->str2, e->str2_len);
+        d->total = e->total;
+        break;
+    }
+    case CMT_REC_CTX: {
+        uint32_t *slot = cmt_htab_slot(&t->ctx_map, e->ctx, 0);
+        if (!slot || (!*slot && cmt_grow((void **)&t->ctxdev, &t->capctx, t->nctx + 1, sizeof *t->ctxdev) != 0)) {
+            cmt_replay_lost(r);
+            break;
+        }
+        if (!*slot) {
+            *slot = (uint32_t)++t->nctx;
+        }
+        t->ctxdev[*slot - 1] = e->device;
+        break;
+    }
+    case CMT_REC_EXIT:
+        if (t->snapshot_only) break;
+        r->have_exit = 1;
+        r->exit_how = e->exit_how;
+        r->exit_status = e->exit_status;
+        break;
+    case CMT_REC_EXEC_FAILED:
+        if (r->exit_how == CMT_EXIT_EXEC) r->have_exit = 0; /* the process went on */
+        break;
+    case CMT_REC_MODULE_LOAD:
+        if (!t->snapshot_only) def_module(r, e);
+        break;
+    case CMT_REC_MODULE_UNLOAD:
+        for (size_t i = 0; i < r->nmods; i++)
+            if (r->mods[i].id == e->id) r->mods[i].unloaded = 1;
+        break;
+    case CMT_REC_UNMATCHED_PROC:
+        r->unmatched_records++;
+        break;
+    case CMT_REC_MARKER:
+        if (!t->snapshot_only) do_marker(r, e);
+        break;
+    case CMT_REC_SUBALLOC: {
+        if (t->snapshot_only) break;
+        if (!r->heaps && !(r->heaps = cmt_heaps_new())) {
+            cmt_replay_lost(r);
+            break;
+        }
+        int64_t device = -2;
+        if (e->op == CMT_SUB_HEAP_REGISTER) {
+            /* the heap lives in a tracked allocation: usually its base */
+            const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
+            if (l) device = l->device;
+        }
+        if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);
+        break;
+    }
+    case CMT_REC_API_NAME: {
+        if (t->snapshot_only) break;
+        uint32_t *slot = cmt_htab_slot(&t->api_map, e->id, 0);
+        char *name = slot ? strndup(e->str1 ? e->str1 : "", e->str1_len) : NULL;
+        if (!name) {
+            cmt_replay_lost(r);
+            break;
+        }
+        if (*slot) {
+            free(t->api_names[*slot - 1]);
+            t->api_names[*slot - 1] = name;
+            break;
+        }
+        if (cmt_grow((void **)&t->api_names, &t->capapi, t->napi + 1, sizeof *t->api_names) != 0) {
+            cmt_replay_lost(r);
+            free(name);
+            break;
+        }
+        t->api_names[t->napi] = name;
+        *slot = (uint32_t)++t->napi;
+        break;
+    }
+    default:
+        break;
+    }
+    if (r->observer && !t->snapshot_only) observe(r, e);
+}
+
+static int cmp_leak(const void *a, const void *b) {
+    const struct cmt_leak *x = a, *y = b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    if (x->device != y->device) return x->device < y->device ? -1 : 1;
+    if (x->stack != y->stack) return x->stack < y->stack ? -1 : 1;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    return x->at - y->at;
+}
+
+void cmt_replay_finish(struct cmt_replay *r) {
+    struct cmt_replay_live *t = r->t;
+    /* a peak still pending is the current state of that device: snapshot it now */
+    for (size_t i = 0; i < r->ndevs; i++)
+        if (r->devs[i].snap_pending && !t->snapshot_only) take_snapshot(r, &r->devs[i]);
+    int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
+    for (size_t i = 0; i < t->live.cap;) {
+        struct live *l = cmt_htab_at(&t->live, i);
+        if (l->k.used) {
+            end_live(r, l, at, NULL);
+            continue;
+        }
+        i++;
+    }
+    if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
+    if (!t->snapshot_only) {
+        if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) cmt_replay_lost(r);
+        if (cmt_heaps_finish(r->heaps) != 0) cmt_replay_lost(r);
+    }
+}
+
+void cmt_replay_free(struct cmt_replay *r) {
+    struct cmt_replay_live *t = r->t;
+    for (size_t i = 0; i < r->ndevs; i++)
+        free(r->devs[i].peak_top);
+    free(r->devs);
+    free(r->leaks);
+    for (size_t i = 0; i < r->nooms; i++) {
+        free(r->ooms[i].live_dev);
+        free(r->ooms[i].live_bytes_dev);
+        free(r->ooms[i].top);
+    }
+    free(r->ooms);
+    for (size_t i = 0; i < r->nmods; i++) {
+        free(r->mods[i].path);
+        free(r->mods[i].build_id);
+        free(r->mods[i].segs);
+    }
+    free(r->mods);
+    cmt_marker_log_free(&r->marks);
+    cmt_heaps_free(r->heaps);
+    if (t) {
+        cmt_htab_free(&t->live);
+        cmt_htab_free(&t->freed);
+        free(t->ring_ptr);
+        free(t->ring_space);
+        cmt_htab_free(&t->sdc_map);
+        free(t->sdc);
+        cmt_htab_free(&t->stack_map);
+        for (size_t i = 0; i < t->nstacks; i++)
+            free((void *)t->stacks[i].frames);
+        free(t->stacks);
+        cmt_htab_free(&t->dev_map);
+        cmt_htab_free(&t->ctx_map);
+        free(t->ctxdev);
+        cmt_htab_free(&t->api_map);
+        for (size_t i = 0; i < t->napi; i++)
+            free(t->api_names[i]);
+        free(t->api_names);
+        cmt_htab_free(&t->leak_map);
+        free(t->target_seq);
+        free(t);
+    }
+    memset(r, 0, sizeof *r);
+}

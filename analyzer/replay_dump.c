@@ -1,0 +1,141 @@
+/*
+ * replay_dump.c — replays a whole dump through replay.c: a prefetching first pass, and an exact
+ * second pass for the peak snapshots that need one; then what only events needed is trimmed. See
+ * replay.h (cmt_replay_dump, cmt_replay_trim).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "replay_internal.h"
+
+static int cmp_dev(const void *a, const void *b) {
+    const struct cmt_devstate *x = a, *y = b;
+    return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+}
+
+static void sort_devs(struct cmt_replay *r) {
+    if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
+    struct cmt_replay_live *t = r->t;
+    cmt_htab_free(&t->dev_map);
+    memset(t->dev_small, 0, sizeof t->dev_small);
+    for (size_t i = 0; i < r->ndevs; i++) {
+        uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)r->devs[i].ordinal, 0);
+        if (slot)
+            *slot = (uint32_t)i + 1;
+        else
+            cmt_replay_lost(r);
+    }
+}
+
+/* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
+ * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
+ * recently freed, stack-device counter, the freed key the ring will evict) are prefetched. Only
+ * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
+ * per-stream buffers (STACK frames), so reading stops until it has been applied. */
+#define LOOKAHEAD 16
+#define PREFETCH_MIN_SLOTS 16384
+
+static inline int hot_event(unsigned type) {
+    return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
+}
+
+static void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e, size_t ahead) {
+    const struct cmt_replay_live *t = r->t;
+    cmt_htab_prefetch(&t->live, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
+    cmt_htab_prefetch(&t->freed, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
+    if (e->type != CMT_REC_FREE) {
+        cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
+    } else if (t->ring_n == FREED_RING && t->freed.cap) {
+        size_t k = (t->ring_pos + ahead) % FREED_RING;
+        cmt_htab_prefetch(&t->freed, t->ring_ptr[k], t->ring_space[k]);
+    }
+}
+
+static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
+    const struct cmt_replay_live *t = r->t;
+    struct cmt_event q[LOOKAHEAD];
+    size_t head = 0, n = 0;
+    int blocked = 0, end = 0, rc = 0;
+    const struct cmt_event *e;
+    for (;;) {
+        if (!n && t->live.cap < PREFETCH_MIN_SLOTS) { /* small tables: no queue, no copies */
+            if ((rc = cmt_dump_next(d, &e)) <= 0) return rc;
+            cmt_replay_event(r, e);
+            continue;
+        }
+        while (n < LOOKAHEAD && !blocked && !end) {
+            if ((rc = cmt_dump_next(d, &e)) <= 0) {
+                end = 1;
+                break;
+            }
+            struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
+            *c = *e;
+            if (hot_event(c->type))
+                prefetch_event(r, c, n);
+            else
+                blocked = 1;
+            n++;
+        }
+        if (!n) return rc;
+        cmt_replay_event(r, &q[head]);
+        head = (head + 1) % LOOKAHEAD;
+        if (!--n) blocked = 0;
+    }
+}
+
+int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
+    const struct cmt_event *e;
+    cmt_dump_rewind(d);
+    if (replay_pass1(r, d) < 0) return -1;
+    /* exactness of the peak snapshots: a device whose snapshot is older than its peak gets a
+     * second pass that stops at the peak */
+    int need = 0;
+    for (size_t i = 0; i < r->ndevs; i++) {
+        struct cmt_devstate *dv = &r->devs[i];
+        if (dv->peak && !dv->snap_pending && dv->snap_seq != dv->peak_seq) need = 1;
+    }
+    if (need) {
+        struct cmt_replay p2;
+        if (cmt_replay_init(&p2, r->top_n) == 0) {
+            p2.t->snapshot_only = 1;
+            p2.t->target_seq = calloc(r->ndevs + 1, sizeof(uint64_t));
+            /* same device order as r, so indexes line up */
+            for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++) {
+                cmt_replay_dev_get(&p2, r->devs[i].ordinal);
+                p2.t->target_seq[i] = r->devs[i].peak_seq;
+            }
+            uint64_t maxseq = 0;
+            for (size_t i = 0; i < r->ndevs; i++)
+                if (r->devs[i].peak_seq > maxseq) maxseq = r->devs[i].peak_seq;
+            cmt_dump_rewind(d);
+            while (p2.t->target_seq && cmt_dump_next(d, &e) > 0 && e->seq <= maxseq)
+                cmt_replay_event(&p2, e);
+            for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++)
+                if (p2.devs[i].has_snap && p2.devs[i].snap_seq == r->devs[i].peak_seq) {
+                    free(r->devs[i].peak_top);
+                    r->devs[i].peak_top = p2.devs[i].peak_top;
+                    r->devs[i].npeak_top = p2.devs[i].npeak_top;
+                    p2.devs[i].peak_top = NULL;
+                    r->devs[i].snap_seq = r->devs[i].peak_seq;
+                }
+        }
+        if (!p2.t || !p2.t->target_seq) cmt_replay_lost(r); /* the peak snapshots would be inexact */
+        cmt_replay_free(&p2);
+    }
+    cmt_replay_finish(r);
+    sort_devs(r);
+    return 0;
+}
+
+void cmt_replay_trim(struct cmt_replay *r) {
+    struct cmt_replay_live *t = r->t;
+    if (!t) return;
+    cmt_htab_free(&t->live);
+    cmt_htab_free(&t->freed);
+    free(t->ring_ptr);
+    free(t->ring_space);
+    t->ring_ptr = NULL;
+    t->ring_space = NULL;
+    t->ring_pos = t->ring_n = 0;
+}

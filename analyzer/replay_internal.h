@@ -1,0 +1,54 @@
+/*
+ * replay_internal.h — the replay's private state, shared by replay.c (applying records) and
+ * replay_dump.c (driving a whole dump through it). Nothing else includes it.
+ */
+#ifndef CMT_REPLAY_INTERNAL_H
+#define CMT_REPLAY_INTERNAL_H
+
+#include "replay.h"
+
+/* a live allocation, keyed by (ptr, space) */
+struct live {
+    struct cmt_hkey k; /* a: ptr, b: space, val: its stack-device counter (sdc) index */
+    uint64_t size, granted, ctx;
+    int64_t device;
+    uint8_t kind;
+};
+
+#define FREED_RING 65536
+#define DEV_SMALL 64
+
+struct cmt_replay_live {
+    struct cmt_htab live;
+    struct cmt_htab freed; /* recently freed keys, bounded by the ring */
+    uint64_t *ring_ptr;
+    uint8_t *ring_space;
+    size_t ring_pos, ring_n;
+    struct cmt_htab sdc_map; /* (stack, device) -> sdc index */
+    struct cmt_stack_live *sdc;
+    size_t nsdc, capsdc;
+    struct cmt_htab stack_map; /* (id, 0) -> stacks index */
+    struct cmt_stack *stacks;
+    size_t nstacks, capstacks;
+    struct cmt_htab dev_map;       /* (ordinal, 0) -> devs index */
+    uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
+    size_t capdevs;
+    struct cmt_htab ctx_map; /* (ctx, 0) -> ctxdev index */
+    int64_t *ctxdev;
+    size_t nctx, capctx;
+    struct cmt_htab api_map; /* (api, 0) -> api_names index */
+    char **api_names;
+    size_t napi, capapi;
+    struct cmt_htab leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
+    size_t capleaks, capooms, capmods;
+    /* exact second pass */
+    int snapshot_only;
+    uint64_t *target_seq; /* per devs index (pass 2) */
+};
+
+/* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
+void cmt_replay_lost(struct cmt_replay *r);
+/* The state of device ord, added when new; NULL when out of memory. */
+struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord);
+
+#endif

@@ -1,0 +1,39 @@
+/*
+ * symbols.h — offline symbolization of recorded return addresses with elfutils (libdwfl on
+ * the ELF files named by MODULE_LOAD records; never debuginfod). A module's file is located by
+ * GNU build-id first (--debug-dir DIR/.build-id/xx/yyyy.debug, /usr/lib/debug/.build-id/...), by
+ * its path second (only when its build-id matches, or none was recorded). Results are cached per
+ * module and per address; returned strings live as long as the symbolizer.
+ */
+#ifndef CMT_SYMBOLS_H
+#define CMT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "replay.h"
+
+#define CMT_SYM_MAX_INLINE 8
+
+struct cmt_sym_frame {
+    const char *function; /* demangled; NULL when unresolvable */
+    const char *file;     /* NULL when unknown */
+    int line;             /* 0 when unknown */
+    const char *module;   /* module path, "[unknown]" when no module covers the address */
+    uint64_t address;     /* the recorded return address */
+    uint64_t offset;      /* address - module load bias (file address), 0 without a module */
+    int inlined;          /* 1: an inlined call inside the next frame */
+};
+
+struct cmt_symbolizer;
+
+/* enabled 0: only module and offset are filled (--no-symbols). debug_dir may be NULL. */
+struct cmt_symbolizer *cmt_sym_new(int enabled, const char *debug_dir);
+void cmt_sym_free(struct cmt_symbolizer *s);
+
+/* Resolves a return address of a process whose modules are mods: writes the frames it stands for
+ * (inlined calls first, innermost first; at least one, at most max) and returns how many. */
+size_t cmt_sym_resolve(struct cmt_symbolizer *s, const struct cmt_module *mods, size_t nmods, uint64_t addr,
+                       struct cmt_sym_frame *out, size_t max);
+
+#endif

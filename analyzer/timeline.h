@@ -1,0 +1,101 @@
+/*
+ * timeline.h — live device bytes over time, told by the replay (struct cmt_report_opts:
+ * observer = cmt_tl_observe, observer_begin = cmt_tl_begin, observer_arg = the cmt_tl), then
+ * cmt_tl_finish once the analysis is loaded.
+ *
+ * Two ways to use it, together or apart:
+ *   rows     a callback gets one row per change of a device's live bytes (and per OOM / MARKER),
+ *            streamed while the dumps are replayed (timeline --csv, --perfetto);
+ *   series   with nbuckets > 0, every (process, device) keeps a downsampled series: nbuckets time
+ *            buckets (min, max, last value, each with its time) whose width doubles (neighbours
+ *            merged) whenever the process runs past the last one, so memory never grows with the
+ *            number of events and the global peak is always one bucket's max. Each bucket's max
+ *            carries the stack with the most bytes live on that device at that moment (followed
+ *            from the replay's (stack, device) counters). OOMs and markers are all kept (not
+ *            downsampled). Series need no order: the dumps load in parallel.
+ * Rows come in the order of the records, process after process: the analysis loads the dumps
+ * one at a time for them (observe_in_order).
+ * Times are ns since the process start (header start_clock_ns).
+ */
+#ifndef CMT_TIMELINE_H
+#define CMT_TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis.h"
+
+struct cmt_tl_bucket {
+    int has;
+    uint64_t min, max, last;
+    int64_t tmin, tmax, tlast;
+    uint64_t top_stack, top_bytes; /* at tmax */
+};
+
+struct cmt_tl_series {
+    size_t proc;    /* index into the analysis' procs */
+    int64_t device; /* ordinal as the process saw it */
+    uint64_t peak;
+    int64_t peak_t;
+    uint64_t peak_top_stack, peak_top_bytes;
+    uint64_t last;
+    int64_t tlast;
+    int64_t width;           /* ns per bucket */
+    struct cmt_tl_bucket *b; /* nbuckets */
+};
+
+enum cmt_tl_mark_kind { CMT_TL_OOM = 1, CMT_TL_MARKER = 2 };
+
+struct cmt_tl_mark {
+    int kind;
+    size_t proc;
+    int64_t t, device;               /* device: OOM only (-1 host) */
+    uint64_t requested, live, stack; /* OOM: request, that device's live bytes then, stack id */
+    char *label;                     /* MARKER label (malloc'd), OOM api name or NULL */
+};
+
+struct cmt_tl_row {
+    size_t proc;
+    int64_t t;         /* ns since the process start */
+    int64_t device;    /* -1: none (a marker applies to the process) */
+    const char *uuid;  /* "GPU-..." or NULL */
+    uint64_t live;     /* that device's live bytes after the event */
+    const char *event; /* "alloc" "free" "retrack" "teardown" "oom" "marker" */
+    const char *label; /* marker label / OOM api, may be NULL */
+    size_t label_len;
+    uint64_t size; /* OOM: the request */
+};
+
+typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);
+
+struct cmt_tl_proc; /* internal per-process state */
+
+struct cmt_tl {
+    struct cmt_analysis *a; /* the analysis being loaded (procs[] is filled as dumps are read) */
+    size_t nbuckets;        /* 0: no series */
+    cmt_tl_row_fn row;      /* may be NULL */
+    void *row_arg;
+    struct cmt_tl_series *series;
+    size_t nseries, capseries;
+    struct cmt_tl_mark *marks;
+    size_t nmarks, capmarks;
+    struct cmt_tl_proc *pst; /* per process, until cmt_tl_finish */
+    size_t npst;
+    int out_of_memory; /* something was lost: the series or marks are incomplete */
+};
+
+void cmt_tl_init(struct cmt_tl *tl, struct cmt_analysis *a, size_t nbuckets);
+/* The observer: arg is the struct cmt_tl. cmt_tl_begin is told the number of processes first. */
+int cmt_tl_begin(void *arg, size_t nprocs);
+void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
+/* After the load: the series and marks in process order. 0, or -1 when out of memory (then
+ * the timeline is incomplete). */
+int cmt_tl_finish(struct cmt_tl *tl);
+void cmt_tl_free(struct cmt_tl *tl);
+
+/* Seconds since the process start of t, and the ISO-8601 UTC wall-clock time of it
+ * ("2025-01-31T12:00:00.123456Z", buf >= 40 bytes). */
+double cmt_tl_seconds(int64_t t);
+const char *cmt_tl_iso(const struct cmt_process *p, int64_t t, char *buf, size_t cap);
+
+#endif

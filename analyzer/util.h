@@ -1,0 +1,59 @@
+/*
+ * util.h — the bottom of the analyzer (util -> reader -> replay -> analysis -> render -> cmd ->
+ * main): the one hash table, array growth, sizes, GPU UUIDs.
+ */
+#ifndef CMT_UTIL_H
+#define CMT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The one hash table of the analyzer: open addressing with linear probing, power-of-two capacity,
+ * at most 3/4 full, deletion by backward shift (no tombstones). Entries are esz bytes each and
+ * begin with struct cmt_hkey; the rest of an entry is the user's. Big tables get transparent huge
+ * pages: their lookups miss all over the table. Used as a set of records (the replay's live
+ * allocations) and as a map (a, b) -> index (cmt_htab_slot / cmt_htab_get). */
+struct cmt_hkey {
+    uint64_t a, b;
+    uint32_t used; /* 0: empty slot */
+    uint32_t val;  /* free for the user; the map functions keep index + 1 in it */
+};
+
+struct cmt_htab {
+    unsigned char *e;
+    size_t esz, cap, n, first_cap;
+};
+
+/* esz: the entry size (>= sizeof(struct cmt_hkey)); first_cap: the capacity at the first insert
+ * (a power of two). */
+void cmt_htab_init(struct cmt_htab *t, size_t esz, size_t first_cap);
+void cmt_htab_free(struct cmt_htab *t);
+/* The entry of key (a, b), or NULL. */
+void *cmt_htab_find(const struct cmt_htab *t, uint64_t a, uint64_t b);
+/* The entry of key (a, b), added (zeroed but for its key) when missing (*existed says which), or
+ * NULL when out of memory. Entry pointers are valid until the next put or delete. */
+void *cmt_htab_put(struct cmt_htab *t, uint64_t a, uint64_t b, int *existed);
+/* Removes an entry; another entry may move into its slot. */
+void cmt_htab_del(struct cmt_htab *t, void *entry);
+/* Entry i (i < cap) for iteration: check ->used. */
+static inline void *cmt_htab_at(const struct cmt_htab *t, size_t i) {
+    return t->e + i * t->esz;
+}
+void cmt_htab_prefetch(const struct cmt_htab *t, uint64_t a, uint64_t b);
+/* Map use: the value (index + 1; 0 when newly added) of key (a, b), NULL when out of memory. */
+uint32_t *cmt_htab_slot(struct cmt_htab *t, uint64_t a, uint64_t b);
+/* Map use: the value of key (a, b) (index + 1), 0 when missing. */
+uint32_t cmt_htab_get(const struct cmt_htab *t, uint64_t a, uint64_t b);
+
+/* Grows an array *p of *cap elements of elem bytes to hold need (doubling, new part zeroed).
+ * Returns 0, or -1 when out of memory (*p unchanged). */
+int cmt_grow(void **p, size_t *cap, size_t need, size_t elem);
+
+/* Human-readable size ("1.5 MiB") into buf. */
+const char *cmt_human_size(uint64_t bytes, char *buf, size_t cap);
+/* Parses "123", "4K", "10MiB", "1G"...; returns 0 or -1. */
+int cmt_parse_size(const char *s, uint64_t *out);
+/* Formats a 16-byte uuid as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (buf >= 41 bytes). */
+void cmt_uuid_format(const uint8_t uuid[16], char *buf);
+
+#endif

@@ -1,0 +1,206 @@
+/*
+ * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
+ * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
+ * unknown and double frees, OOM snapshots, teardown of one context's allocations, leaks at exit
+ * and at death; and that running out of memory anywhere in the replay is counted
+ * (out_of_memory, which makes the analysis fail) rather than silently giving other figures: the
+ * allocator is wrapped (-Wl,--wrap) to fail from the n-th allocation on. Exit 0 when every check
+ * holds.
+ */
+#include <stdlib.h>
+
+#include "an_events.h"
+
+/* allocations left before every one fails (-1: never) */
+static long alloc_budget = -1;
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t m);
+void *__real_realloc(void *p, size_t n);
+static int may_alloc(void) {
+    if (alloc_budget == 0) return 0;
+    if (alloc_budget > 0) alloc_budget--;
+    return 1;
+}
+void *__wrap_malloc(size_t n) {
+    return may_alloc() ? __real_malloc(n) : NULL;
+}
+void *__wrap_calloc(size_t n, size_t m) {
+    return may_alloc() ? __real_calloc(n, m) : NULL;
+}
+void *__wrap_realloc(void *p, size_t n) {
+    return may_alloc() ? __real_realloc(p, n) : NULL;
+}
+
+static const struct cmt_leak *leak_of(const struct cmt_replay *r, uint64_t stack) {
+    for (size_t i = 0; i < r->nleaks; i++)
+        if (r->leaks[i].stack == stack) return &r->leaks[i];
+    return NULL;
+}
+
+static uint64_t peak_bytes_of(const struct cmt_devstate *d, uint64_t stack) {
+    for (size_t i = 0; i < d->npeak_top; i++)
+        if (d->peak_top[i].stack == stack) return d->peak_top[i].bytes;
+    return 0;
+}
+
+static void test_peak_and_leaks(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    an_device(&r, 0, 0x11);
+    an_alloc(&r, 0, 0x1000, 1000, 1, 0);
+    an_free(&r, 0x1000);
+    an_alloc(&r, 0, 0x2000, 600, 2, 0);
+    an_alloc(&r, 0, 0x3000, 300, 3, 0);
+    an_free(&r, 0x3000);
+    an_free(&r, 0x3000); /* double */
+    an_free(&r, 0x9000); /* never allocated */
+    an_oom(&r, 0, 1ull << 40, 4);
+    cmt_replay_finish(&r); /* no EXIT: the process died */
+    const struct cmt_devstate *d = cmt_replay_device(&r, 0);
+    CHECK(d != NULL);
+    if (!d) return;
+    CHECK(d->peak == 1000);
+    CHECK(d->live == 0); /* what was live became a leak */
+    CHECK(d->allocations == 3 && d->frees == 2);
+    CHECK(peak_bytes_of(d, 1) == 1000 && peak_bytes_of(d, 2) == 0); /* the snapshot of the first peak */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 1);
+    CHECK(r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
+    CHECK(r.nooms == 1 && r.ooms[0].requested == 1ull << 40 && r.ooms[0].live_bytes == 600);
+    CHECK(r.nooms == 1 && r.ooms[0].ntop == 1 && r.ooms[0].top[0].stack == 2);
+    CHECK(r.nleaks == 1);
+    const struct cmt_leak *k = leak_of(&r, 2);
+    CHECK(k && k->bytes == 600 && k->allocations == 1 && k->at == CMT_AT_DIED && k->device == 0);
+    CHECK(d->leaked_bytes == 600 && d->leaked_allocations == 1);
+    cmt_replay_free(&r);
+}
+
+static void test_teardown_by_context(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    an_device(&r, 0, 0x22);
+    an_alloc(&r, 0, 0x1000, 100, 1, 0xa);
+    an_alloc(&r, 0, 0x2000, 200, 2, 0xb);
+    an_alloc(&r, 0, 0x3000, 400, 3, 0xa);
+    an_teardown(&r, 0, 0xa); /* ends 0x1000 and 0x3000 only */
+    an_free(&r, 0x2000);
+    an_free(&r, 0x1000); /* ended by the teardown: not live any more */
+    an_exit(&r);
+    cmt_replay_finish(&r);
+    const struct cmt_devstate *d = cmt_replay_device(&r, 0);
+    CHECK(d && d->peak == 700 && d->live == 0 && d->leaked_bytes == 500);
+    CHECK(r.nleaks == 2);
+    const struct cmt_leak *k1 = leak_of(&r, 1), *k3 = leak_of(&r, 3);
+    CHECK(k1 && k1->at == CMT_AT_TEARDOWN && k1->bytes == 100);
+    CHECK(k3 && k3->at == CMT_AT_TEARDOWN && k3->bytes == 400);
+    CHECK(r.nleaks == 2 && r.leaks[0].stack == 3); /* bytes desc */
+    CHECK(leak_of(&r, 2) == NULL);
+    CHECK(r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
+    cmt_replay_free(&r);
+}
+
+static void test_leak_at_exit(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    an_device(&r, 1, 0x33);
+    an_alloc(&r, 1, 0x1000, 50, 7, 0);
+    an_alloc(&r, 1, 0x2000, 50, 7, 0);
+    an_alloc(&r, -1, 0x5000, 64, 8, 0); /* host memory */
+    an_exit(&r);
+    cmt_replay_finish(&r);
+    const struct cmt_leak *k = leak_of(&r, 7);
+    CHECK(k && k->at == CMT_AT_EXIT && k->bytes == 100 && k->allocations == 2 && k->device == 1);
+    const struct cmt_leak *h = leak_of(&r, 8);
+    CHECK(h && h->device == -1 && h->bytes == 64);
+    CHECK(r.host_peak == 64 && r.host_leaked == 64);
+    CHECK(r.have_exit && r.exit_how == CMT_EXIT_CLEAN);
+    cmt_replay_free(&r);
+}
+
+/* A small process: devices, stacks, allocations, a marker series, an OOM, leaks. */
+static void scenario(struct cmt_replay *r) {
+    an_device(r, 0, 0x44);
+    an_device(r, 1, 0x55);
+    for (int i = 0; i < 40; i++) {
+        struct cmt_event st = an_ev(CMT_REC_STACK);
+        uint64_t frames[2] = {0x1000 + (uint64_t)i, 0x2000};
+        st.id = (uint64_t)i + 1;
+        st.nframes = 2;
+        st.frames = frames;
+        cmt_replay_event(r, &st);
+    }
+    for (int it = 0; it < 6; it++) {
+        struct cmt_event m = an_ev(CMT_REC_MARKER);
+        m.str1 = "step";
+        m.str1_len = 4;
+        m.str2 = "";
+        cmt_replay_event(r, &m);
+        for (uint64_t i = 0; i < 30; i++)
+            an_alloc(r, (int64_t)(i % 2), 0x100000 * (i + 1) + (uint64_t)it, 4096 * (i + 1), i % 40 + 1, 0);
+        for (uint64_t i = 0; i < 30; i += 2)
+            an_free(r, 0x100000 * (i + 1) + (uint64_t)it);
+    }
+    an_oom(r, 0, 1ull << 40, 3);
+    an_exit(r);
+}
+
+struct figures {
+    uint64_t peak0, peak1, leaked0, leaked1, nleaks, nooms, nmarkers, ngrowth, top0;
+};
+
+static struct figures figures_of(const struct cmt_replay *r) {
+    struct figures f = {0};
+    const struct cmt_devstate *d0 = cmt_replay_device(r, 0), *d1 = cmt_replay_device(r, 1);
+    if (d0) f = (struct figures){d0->peak, 0, d0->leaked_bytes, 0, 0, 0, 0, 0, d0->npeak_top};
+    if (d1) {
+        f.peak1 = d1->peak;
+        f.leaked1 = d1->leaked_bytes;
+    }
+    f.nleaks = r->nleaks;
+    f.nooms = r->nooms;
+    f.nmarkers = r->marks.nmarkers;
+    f.ngrowth = r->marks.ngrowth;
+    return f;
+}
+
+static void test_out_of_memory_is_never_silent(void) {
+    struct cmt_replay r;
+    alloc_budget = -1;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    scenario(&r);
+    cmt_replay_finish(&r);
+    struct figures want = figures_of(&r);
+    CHECK(r.out_of_memory == 0 && want.nleaks > 0 && want.ngrowth > 0 && want.nooms == 1);
+    cmt_replay_free(&r);
+    int silent = 0, counted = 0;
+    for (long budget = 0; budget < 400; budget++) {
+        alloc_budget = budget;
+        int ok = cmt_replay_init(&r, 10) == 0;
+        if (ok) {
+            scenario(&r);
+            cmt_replay_finish(&r);
+            struct figures got = figures_of(&r);
+            if (r.out_of_memory)
+                counted++;
+            else if (memcmp(&got, &want, sizeof got)) {
+                fprintf(stderr, "allocation budget %ld: other figures, no out_of_memory\n", budget);
+                silent++;
+            }
+        }
+        alloc_budget = -1;
+        cmt_replay_free(&r);
+    }
+    CHECK(silent == 0);
+    CHECK(counted > 0);
+}
+
+int main(void) {
+    test_peak_and_leaks();
+    test_teardown_by_context();
+    test_leak_at_exit();
+    test_out_of_memory_is_never_silent();
+    if (an_failures)
+        fprintf(stderr, "test_replay: %d check(s) failed\n", an_failures);
+    else
+        printf("test_replay: ok\n");
+    return an_failures != 0;
+}
