@@ -30,8 +30,10 @@ for src in sorted(glob.glob('*.cmt')):
         open('%s.flip%d' % (src, k), 'wb').write(bytes(b))
 PY
 # and the fuzzing regression inputs (tests/fuzz/regress/)
-for f in "$CMT_ROOT"/tests/fuzz/regress/*; do [ -f "$f" ] && cp "$f" "reg_$(basename "$f")"; done
-for f in *.cmt *.flip*; do
+nreg=0
+for f in "$CMT_ROOT"/tests/fuzz/regress/*; do [ -f "$f" ] && cp "$f" "reg_$(basename "$f")" && nreg=$((nreg + 1)); done
+[ "$nreg" -gt 0 ] || die "no input in tests/fuzz/regress/"
+for f in *.cmt *.flip* reg_*; do
     for sub in "report --no-symbols" "report --json --no-symbols" "dump" "dump --raw" "check --no-symbols"; do
         "$CMT_BIN" $sub "$f" >want.out 2>/dev/null; want=$?
         "$ABIN" $sub "$f" >got.out 2>got.err; got=$?
@@ -41,7 +43,7 @@ for f in *.cmt *.flip*; do
         n=$((n + 1))
     done
 done
-echo "ok ASan+UBSan analyzer: $n runs over golden and bit-flipped dumps, same results, no report"
+echo "ok ASan+UBSan analyzer: $n runs over golden, bit-flipped and $nreg fuzzing regression dumps, same results, no report"
 # ASan programs under the tracker (libasan first)
 AP=$CMT_BUILD/asan/tests
 rm -f ab.cmt ab.gt
