@@ -307,6 +307,11 @@ static void cmt_run_summary(char **dumps, size_t n) {
  * %X kept as is) up to the first directory component naming a process (%p, %r): the tracer
  * creates those itself, in the process that writes the dump. */
 static int cmt_run_prepare_dir(const char *tmpl) {
+    size_t tlen = strlen(tmpl);
+    if (tlen && tmpl[tlen - 1] == '/') {
+        cmt_msg("run: the dump template %s names a directory, not a file (e.g. %s%%h.%%p.cmt)", tmpl, tmpl);
+        return 2;
+    }
     char host[256] = "unknown";
     gethostname(host, sizeof host - 1);
     host[sizeof host - 1] = 0;

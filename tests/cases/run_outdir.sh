@@ -59,6 +59,10 @@ for t in "afile/x/%p.cmt:$PWD/afile/x" "/proc/cmt-no-such-dir/%p.cmt:/proc/cmt-n
     [ -e ran ] && fail "-o $tmpl: the command ran although its dumps cannot be written"
     grep -q "^cumemtrack: run: .*directory $dir: " err.txt || { cat err.txt; fail "-o $tmpl: message does not name $dir"; }
 done
+# a template naming a directory, not a file
+run_rc 2 run -o 'dir-only/' -- sh -c 'touch ran'
+[ -e ran ] && fail "-o dir-only/: the command ran"
+grep -q "names a directory, not a file" err.txt || { cat err.txt; fail "-o dir-only/: no message"; }
 # the same through CUMEMTRACK_OUTPUT
 CUMEMTRACK_OUTPUT=afile/y.%p.cmt run_rc 2 run -- sh -c 'touch ran'
 [ -e ran ] && fail "CUMEMTRACK_OUTPUT=afile/...: the command ran"
