@@ -40,10 +40,10 @@
 #include "cmds.h"
 #include "cli.h"
 
-static const char dump_help[] =
-    "usage: cumemtrack dump [--raw] [-o FILE] DUMP\n"
-    "Prints every record of DUMP in sequence order, one line each (format: analyzer/cmd_dump.c).\n"
-    "  --raw    numeric api/kind, plus writer and file offset per record\n";
+static const char dump_help[] = "usage: cumemtrack dump [--raw] [-o FILE] DUMP\n"
+                                "Prints every record of DUMP in sequence order, one line each: sequence number, time,\n"
+                                "record type and its fields (for debugging; see man cumemtrack).\n"
+                                "  --raw    numeric api/kind, plus writer and file offset per record\n";
 
 static void qstr(FILE *f, const char *s, size_t n) {
     fputc('"', f);

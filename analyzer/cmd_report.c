@@ -15,7 +15,7 @@ static const char report_help[] =
     "usage: cumemtrack report [OPTIONS] DUMP|DIR...\n"
     "Reads dumps (a DIR means every *.cmt* file in it; many processes are merged) and reports leaks,\n"
     "peaks with the stacks live then, OOMs, GPU imbalance and anomalies.\n"
-    "  --json               JSON output (schema: docs/report-schema.json)\n"
+    "  --json               JSON output (schema: PREFIX/share/cumemtrack/report-schema.json)\n"
     "  --html               one self-contained HTML file (charts per GPU, tables, icicle graphs);\n"
     "                       use with -o OUT.html\n"
     "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"

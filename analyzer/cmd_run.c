@@ -9,8 +9,10 @@
  * (terminal-generated ones already reached it through the process group). When the command ends,
  * the dumps the manifest names (one line per dump the tracer created, in any process of the
  * command) are listed on stderr with a three-line summary from the report API: leaks, peak per
- * GPU, OOMs. Exit: the command's status; 128+N when it was killed by signal N; 127 when it could
- * not be executed (or the tracer is missing); 2 usage.
+ * GPU, OOMs. Before the command starts, the template's missing directories are created (0700) and
+ * the dump directory must take a new file. Exit: the command's status; 128+N when it was killed by
+ * signal N; 127 when it could not be executed (or the tracer is missing); 2 usage, or a dump
+ * directory that cannot be created or written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,13 +37,13 @@ static const char run_help[] =
     "dumps written and prints a summary (leaks, peak per GPU, OOMs) to stderr.\n"
     "  -o, --output TEMPLATE  dump path template: %h host, %p pid, %r rank, %% a percent sign\n"
     "                         (default: $CUMEMTRACK_OUTPUT, else cumemtrack.%h.%p.cmt in the\n"
-    "                         current directory)\n"
+    "                         current directory); missing directories are created (mode 0700)\n"
     "  --depth N              stack frames recorded per allocation, 0..256 (default 64)\n"
     "  --no-children          trace CMD only: exec'd children run untracked, forked ones are silent\n"
     "  -h, --help             this text\n"
     "environment: CUMEMTRACK_LIB overrides where libcumemtrack.so is found.\n"
     "exit: the command's status; 128+N if it was killed by signal N; 127 if it could not be run;\n"
-    "2 usage error\n";
+    "2 usage error, or the dump directory cannot be created or written (checked before CMD starts)\n";
 
 #define CMT_RUN_EXEC_FAILED 127
 
@@ -300,6 +302,76 @@ static void cmt_run_summary(char **dumps, size_t n) {
     free(present);
 }
 
+/* ---------------------------------------------------------------- the dump directory */
+
+/* Creates the directories of the dump template tmpl (absolute) that are missing, mode 0700, and
+ * checks that a file can be created in the deepest one; returns 0, or 2 after a message naming the
+ * directory. The template is expanded as the tracer does (%h host, %% a percent sign, an unknown
+ * %X kept as is) up to the first directory component naming a process (%p, %r): the tracer
+ * creates those itself, in the process that writes the dump. */
+static int cmt_run_prepare_dir(const char *tmpl) {
+    size_t tlen = strlen(tmpl);
+    if (tlen && tmpl[tlen - 1] == '/') {
+        cmt_msg("run: the dump template %s names a directory, not a file (e.g. %s%%h.%%p.cmt)", tmpl, tmpl);
+        return 2;
+    }
+    char host[256] = "unknown";
+    gethostname(host, sizeof host - 1);
+    host[sizeof host - 1] = 0;
+    char dir[PATH_MAX];
+    size_t at = 0, cut = 0; /* cut: length of dir up to its last '/' */
+    int too_long = 0;
+    for (const char *t = tmpl; *t && !too_long; t++) {
+        const char *piece = t;
+        size_t len = 1;
+        if (*t == '%' && t[1]) {
+            t++;
+            if (*t == 'p' || *t == 'r') break;
+            if (*t == 'h')
+                piece = host, len = strlen(host);
+            else if (*t == '%')
+                piece = "%";
+            else
+                piece = t - 1, len = 2;
+        }
+        if (at + len >= sizeof dir) {
+            too_long = 1;
+            break;
+        }
+        memcpy(dir + at, piece, len);
+        at += len;
+        for (size_t i = at - len; i < at; i++)
+            if (dir[i] == '/') cut = i;
+    }
+    if (too_long) {
+        cmt_msg("run: the dump path %s is too long", tmpl);
+        return 2;
+    }
+    if (cut == 0) cut = 1; /* the root directory */
+    dir[cut] = 0;
+    for (char *q = dir + 1;; q++) { /* mkdir -p, 0700 */
+        if (*q != '/' && *q) continue;
+        char c = *q;
+        *q = 0;
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            cmt_msg("run: cannot create the dump directory %s: %s", dir, strerror(errno));
+            return 2;
+        }
+        *q = c;
+        if (!c) break;
+    }
+    char probe[PATH_MAX + 32];
+    snprintf(probe, sizeof probe, "%s/.cumemtrack-probe.XXXXXX", strcmp(dir, "/") ? dir : "");
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        cmt_msg("run: cannot write dumps to the directory %s: %s", dir, strerror(errno));
+        return 2;
+    }
+    close(fd);
+    unlink(probe);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- the command */
 
 int cmt_cmd_run(int argc, char **argv) {
@@ -365,6 +437,7 @@ int cmt_cmd_run(int argc, char **argv) {
         snprintf(abs_tmpl, sizeof abs_tmpl, "%s/%s", cwd, tmpl);
     else
         snprintf(abs_tmpl, sizeof abs_tmpl, "%s", tmpl);
+    if (cmt_run_prepare_dir(abs_tmpl) != 0) return 2;
 
     /* the private manifest */
     const char *tmpdir = getenv("TMPDIR");

@@ -30,7 +30,9 @@ static void usage(FILE *f) {
     for (size_t i = 0; i < sizeof cmt_commands / sizeof cmt_commands[0]; i++)
         fprintf(f, "  %-10s %s\n", cmt_commands[i].name, cmt_commands[i].summary);
     fprintf(f, "\n'cumemtrack SUBCOMMAND --help' describes one; 'cumemtrack --version' prints the version.\n"
-               "exit codes: 0 ok, 1 check failed, 2 usage error, 3 unreadable or corrupt input\n");
+               "exit codes: 0 ok, 1 check failed, 2 usage error, 3 unreadable or corrupt input\n"
+               "documents: man cumemtrack; README.md; the JSON schema of report --json,\n"
+               "PREFIX/share/cumemtrack/report-schema.json (PREFIX: where cumemtrack is installed)\n");
 }
 
 int main(int argc, char **argv) {

@@ -1,7 +1,8 @@
 /*
  * reader.c — dump reader: header validation, block scan, per-writer record decoding (decode_payload:
  * the one place that knows every record's payload) and the k-way merge by sequence number. See
- * reader.h.
+ * reader.h. Decoding is checked arithmetic: a time outside [0, CMT_TIME_MAX), a sequence number past
+ * 2^64 - 1 or an address range past 2^64 is corruption.
  */
 #include "reader.h"
 
@@ -162,6 +163,13 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     } else if (h->cmdline_len > sizeof h->cmdline) {
         snprintf(buf, sizeof buf, "offset 336 (cmdline_len): %u exceeds %zu", h->cmdline_len, sizeof h->cmdline);
         why = buf;
+    } else if (h->start_realtime_ns < 0 || h->start_realtime_ns >= CMT_TIME_MAX) {
+        snprintf(buf, sizeof buf, "offset 56 (start_realtime_ns): time %lld outside [0, 2^62)",
+                 (long long)h->start_realtime_ns);
+        why = buf;
+    } else if (h->start_clock_ns < 0 || h->start_clock_ns >= CMT_TIME_MAX) {
+        snprintf(buf, sizeof buf, "offset 64 (start_clock_ns): time %lld outside [0, 2^62)", (long long)h->start_clock_ns);
+        why = buf;
     }
     if (why) {
         set_err(err, errlen, path, "%s", why);
@@ -321,6 +329,9 @@ static uint64_t get_ptr(struct cmt_cursor *c, struct cmt_stream *s) {
     return s->ptr;
 }
 
+/* 1 when [ptr, ptr + size) lies below 2^64 */
+static int span_ok(uint64_t ptr, uint64_t size) { return size <= UINT64_MAX - ptr; }
+
 static void get_alloc(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e) {
     e->api = cmt_get_varint(c);
     e->kind = cmt_get_varint(c);
@@ -339,11 +350,13 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
                           const char **why) {
     switch (t) {
     case CMT_REC_ALLOC:
-        get_alloc(c, s, e);
-        break;
     case CMT_REC_RETRACK:
         get_alloc(c, s, e);
-        e->result = cmt_get_varint(c);
+        if (t == CMT_REC_RETRACK) e->result = cmt_get_varint(c);
+        if (c->ok && (!span_ok(e->ptr, e->size) || !span_ok(e->ptr, e->granted))) {
+            *why = "allocation ends past 2^64 (ptr + size overflows)";
+            return -1;
+        }
         break;
     case CMT_REC_FREE:
         e->api = cmt_get_varint(c);
@@ -463,6 +476,10 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         e->ptr = cmt_get_varint(c); /* plain address in extension records */
         e->size = cmt_get_varint(c);
         e->handle = cmt_get_varint(c);
+        if (c->ok && !span_ok(e->ptr, e->size)) {
+            *why = "mapping ends past 2^64 (ptr + size overflows)";
+            return -1;
+        }
         break;
     case CMT_REC_INFO:
         e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
@@ -493,6 +510,10 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         e->size = cmt_get_varint(c);
         e->stack = cmt_get_varint(c);
         e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
+        if (c->ok && !span_ok(e->ptr, e->size)) {
+            *why = "region ends past 2^64 (ptr + size overflows)";
+            return -1;
+        }
         break;
     default:
         if (t < CMT_REC_EXT_FIRST) {
@@ -508,7 +529,7 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
     return 0;
 }
 
-/* Opens the stream's next block; returns 0 when there is none. */
+/* Opens the stream's next block; returns 0 when there is none, -1 when its header is corrupt. */
 static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
     if (s->cur >= s->count) return 0;
     const struct cmt_blockref *b = &d->blocks[s->first + s->cur++];
@@ -522,6 +543,11 @@ static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
         if (s->buf && pread(d->fd, s->buf, (size_t)b->len, (off_t)b->off) == (ssize_t)b->len) s->base = s->buf;
     }
     memcpy(&bh, s->base, sizeof bh);
+    if (bh.base_time_ns < 0 || bh.base_time_ns >= CMT_TIME_MAX) {
+        corrupt(d, b->off + 24, "block base_time_ns (writer %u, block %u): time %lld outside [0, 2^62)", s->writer,
+                bh.index, (long long)bh.base_time_ns);
+        return -1;
+    }
     s->block_off = b->off;
     s->c.p = s->base + sizeof bh;
     s->c.end = s->base + b->len;
@@ -539,9 +565,13 @@ static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
 static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
     for (;;) {
         if (s->done) return 0;
-        if (!s->open && !open_block(d, s)) {
-            s->done = 1;
-            return 0;
+        if (!s->open) {
+            int rc = open_block(d, s);
+            if (rc < 0) return -1;
+            if (!rc) {
+                s->done = 1;
+                return 0;
+            }
         }
         struct cmt_cursor *c = &s->c;
         if (c->p >= c->end || *c->p == 0) { /* end of the block */
@@ -610,6 +640,16 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
             if (e->str2) e->str2 = (const char *)m + ((const uint8_t *)e->str2 - s->base);
             if (e->payload) e->payload = m + (e->payload - s->base);
         }
+        if (sd > UINT64_MAX - s->seq) {
+            corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
+                    s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
+            return -1;
+        }
+        if (td >= (uint64_t)(CMT_TIME_MAX - s->time)) { /* s->time lies in [0, CMT_TIME_MAX) */
+            corrupt(d, off, "record type 0x%02x (writer %u): time %lld + delta %llu passes 2^62", t, s->writer,
+                    (long long)s->time, (unsigned long long)td);
+            return -1;
+        }
         uint64_t seq = s->seq + sd;
         if (!s->first_rec && sd == 0) {
             corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
@@ -624,7 +664,7 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
         s->seq = seq;
         s->last_seq = seq;
         s->have_last = 1;
-        s->time += (int64_t)td;
+        s->time += (int64_t)td; /* checked above */
         e->seq = seq;
         e->time_ns = s->time;
         return 1;

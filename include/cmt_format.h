@@ -41,11 +41,15 @@
  *   varint: unsigned LEB128, at most 10 bytes. zvarint: zigzag-encoded signed value in a varint.
  *   seq = previous record's seq in this block + seq_delta (the first record: block base_seq +
  *   seq_delta). time (ns, clock of the header's clock_id) likewise from base_time_ns; a thread's
- *   times never decrease. Types below 0x40 are core records with the payload layouts below; a
+ *   times never decrease. Every time (the header's start_realtime_ns and start_clock_ns, a block's
+ *   base_time_ns, every record's time) lies in [0, CMT_TIME_MAX), so the sum or difference of two
+ *   never overflows; a sequence number never passes 2^64 - 1. A reader treats a time outside that
+ *   range, or a delta that would carry a seq or time past it, as corruption. Types below 0x40 are core records with the payload layouts below; a
  *   reader that meets an unknown core type must stop (corrupt, or a newer major version). Types
  *   0x40..0x7f carry their payload length and may be skipped by readers that do not know them.
  *   "ptr" fields of core records are zvarint deltas against the previous core ptr field in the same
- *   block (initially 0); extension records carry plain varint addresses.
+ *   block (initially 0), modulo 2^64 (the writer subtracts unsigned: any address round-trips);
+ *   extension records carry plain varint addresses.
  *   str: varint length, then that many bytes (no NUL). Lengths are bounded by CMT_MAX_STR.
  *
  *   ALLOC      api, kind, flags, zvarint device, ptr, varint size, varint granted (0: = size),
@@ -57,7 +61,7 @@
  *   FAILED     api, zvarint device, varint size, varint stack, varint result
  *   TEARDOWN   api, zvarint device, varint ctx, flags: every allocation made in context ctx (all
  *              of device when ctx is 0) ends here; what was still live is a leak at teardown
- *   STACK      varint id, varint nframes, frames: first a varint address, then zvarint deltas.
+ *   STACK      varint id, varint nframes, frames: first a varint address, then zvarint deltas (mod 2^64).
  *              Frames are return addresses, innermost first, the tracker's own frames removed.
  *              Then (2.x only; a 1.x STACK ends after its frames and has npy = 0):
  *              varint npy, npy x (varint code, varint line, varint at): the calling thread's
@@ -248,6 +252,7 @@ enum cmt_counter {
 #define CMT_MAX_COUNTERS 32
 
 #define CMT_CLOCK_MONOTONIC 1
+#define CMT_TIME_MAX ((int64_t)1 << 62) /* ns: 146 years; every time lies in [0, CMT_TIME_MAX) */
 
 struct cmt_file_header {
     char magic[8];              /*    0 "CUMEMTRK" */

@@ -203,16 +203,41 @@ static void write_api_names(void) {
     }
 }
 
+/* Creates the missing directories above path (mode 0700), as `cumemtrack run` does up front for
+ * the parts of the template it can expand (not %p, %r). */
+static void make_parents(const char *path) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *last = strrchr(dir, '/');
+    if (!last || last == dir) return;
+    *last = 0;
+    for (char *q = dir + 1;; q++) {
+        if (*q != '/' && *q) continue;
+        char c = *q;
+        *q = 0;
+        mkdir(dir, 0700); /* EEXIST and the rest: the open that follows reports what matters */
+        *q = c;
+        if (!c) break;
+    }
+}
+
 static bool create_file(void) {
     char base[PATH_MAX];
     expand_template(base, sizeof base);
     int fd = -1;
+    bool made_parents = false;
     for (int i = 0; i < 10000 && fd < 0; i++) {
         if (i == 0)
             snprintf(W.path, sizeof W.path, "%s", base);
         else
             snprintf(W.path, sizeof W.path, "%s.%d", base, i);
         fd = open(W.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno == ENOENT && !made_parents) {
+            made_parents = true;
+            make_parents(W.path);
+            i--; /* the same name again */
+            continue;
+        }
         if (fd < 0 && errno != EEXIST) break;
     }
     if (fd < 0) {

@@ -50,6 +50,34 @@ printf 'header pid=1\nalloc dev=0 ptr=1 size=1\ninfo key=k value=v\n' | "$MKDUMP
 n=$(rec_off str.cmt 2)
 printf '\xff\x7f' | dd of=str.cmt bs=1 seek=$((n + 5)) conv=notrunc status=none
 bad_input huge-string str.cmt "offset $n"
+# checked arithmetic: a time past 2^62 or below 0, a sequence number past 2^64 - 1, an
+# allocation ending past 2^64 are corruption (exit 3 at the record or header field), not wrapped
+bad_input time-delta-overflow "$CMT_ROOT/tests/fuzz/regress/time-delta-overflow.input" "offset 4143.*time 1001000 \+ delta"
+printf 'header pid=1\nalloc dev=0 ptr=0x1000 size=1\nalloc dev=0 ptr=0x2000 size=1\nfree dev=0 ptr=0x1000\n' | "$MKDUMP" - arith.cmt
+# patch FILE OFFSET FORMAT VALUE: a copy of arith.cmt with VALUE packed at OFFSET
+patch() { python3 -c "import struct, sys
+d = bytearray(open('arith.cmt', 'rb').read()); struct.pack_into(sys.argv[3], d, int(sys.argv[2]), int(sys.argv[4], 0))
+open(sys.argv[1], 'wb').write(bytes(d))" "$@"; }
+patch seqwrap.cmt 4112 '<Q' 0xffffffffffffffff   # block base_seq: the first record's seq wraps to 0
+bad_input seq-wrap seqwrap.cmt "offset 4128.*sequence number 18446744073709551615 \+ delta 1"
+patch basetime.cmt 4120 '<q' -5                   # block base_time_ns
+bad_input negative-base-time basetime.cmt "offset 4120.*base_time_ns.*-5"
+patch bigtime.cmt 4120 '<q' 0x3ffffffffffffff0    # + the first record's delta passes 2^62
+bad_input time-past-2^62 bigtime.cmt "offset 4128.*passes 2\^62"
+patch clock.cmt 64 '<q' -1
+bad_input negative-start-clock clock.cmt "offset 64 \(start_clock_ns\)"
+patch realtime.cmt 56 '<q' 0x7fffffffffffffff
+bad_input huge-start-realtime realtime.cmt "offset 56 \(start_realtime_ns\)"
+printf 'header pid=1\nalloc dev=0 ptr=0x1000 size=1\nalloc dev=0 ptr=0xfffffffffffff000 size=0x2000\n' | "$MKDUMP" - allocend.cmt
+bad_input alloc-end-overflow allocend.cmt "offset 4143.*allocation ends past 2\^64"
+printf 'header pid=1\nvmm op=1 ptr=0xffffffffffff0000 size=0x20000 handle=1\n' | "$MKDUMP" - vmmend.cmt
+bad_input vmm-end-overflow vmmend.cmt "offset 4128.*mapping ends past 2\^64"
+# a pointer delta wraps modulo 2^64 by design: an address near 2^64 after a low one is valid
+printf 'header pid=1\nalloc dev=0 ptr=0x1000 size=1\nfree dev=0 ptr=0xffffffffffffff00\nfree dev=0 ptr=0x1000\n' | "$MKDUMP" - ptrwrap.cmt
+expect_rc 0 "$CMT_BIN" dump ptrwrap.cmt
+grep -q "FREE .*ptr=0xffffffffffffff00" out.txt || { cat out.txt; fail "a free of 0xffffffffffffff00 after 0x1000 does not read back"; }
+grep -q "FREE .*ptr=0x1000 " out.txt || { cat out.txt; fail "the free of 0x1000 after 0xffffffffffffff00 does not read back"; }
+echo "ok pointer deltas wrap modulo 2^64 (any address round-trips)"
 # a directory without dumps, a missing file
 mkdir -p nodumps; expect_rc 3 "$CMT_BIN" report nodumps; expect_rc 3 "$CMT_BIN" report missing.cmt
 # random bit flips in the block area: exit 0 or 3, never a crash (rc >= 128) or hang

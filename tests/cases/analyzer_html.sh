@@ -129,7 +129,7 @@ P
 python3 - >big.script <<'P'
 print("header pid=7 host=big rank=0 cmd=big")
 print("device ord=0 uuid=GPU-99999999-0000-0000-0000-000000000001 name=Big pci=0000:99:00.0 total=80G")
-t = 1000000
+t = 1001000  # not before the device record (t 1001000): a thread's times never decrease
 for i in range(150000):
     t += 997
     if i == 77777:

@@ -1,8 +1,8 @@
 # Bad environment: the application runs on with identical output and exit code, the tracker says
 # so once (exactly one warning line where something is wrong, none where nothing is), nothing is
 # ever written through a symlink, and never a SIGBUS / SIGXFSZ reaches the application:
-#   missing, not-a-directory and read-only (tmpfs ro) output directories; a full disk (256 KiB
-#   tmpfs); `ulimit -f` below the header and reached mid-run; malformed CUMEMTRACK_DEPTH,
+#   missing output directories (created 0700, no warning), not-a-directory and read-only (tmpfs
+#   ro) ones; a full disk (256 KiB tmpfs); `ulimit -f` below the header and reached mid-run; malformed CUMEMTRACK_DEPTH,
 #   empty CUMEMTRACK_OUTPUT, a template with an unknown %x; a file or a (dangling) symlink already
 #   at the dump path; the application closing (close_range) or dup2-ing over every descriptor.
 # The mounts need CAP_SYS_ADMIN: without it those checks are skipped (said in the log).
@@ -34,7 +34,10 @@ same() {
     [ "$want" = 0 ] && echo "ok $name: no warning"
     return 0
 }
-same missing-dir 1 CUMEMTRACK_OUTPUT="$PWD/missing/x.cmt" -- checksum 5
+# missing directories are created (0700), as `cumemtrack run` does: no warning, a readable dump
+same missing-dir 0 CUMEMTRACK_OUTPUT="$PWD/missing/sub/x.cmt" -- checksum 5
+[ "$(stat -c %a missing)/$(stat -c %a missing/sub)" = 700/700 ] || die "missing-dir: directories not created 0700"
+"$CMT_BIN" dump missing/sub/x.cmt >/dev/null || die "missing-dir: no readable dump in the created directory"
 same not-a-dir 1 CUMEMTRACK_OUTPUT="$PWD/base.out/x.cmt" -- checksum 5
 same depth-abc 1 CUMEMTRACK_DEPTH=abc CUMEMTRACK_OUTPUT="$PWD/d1.cmt" -- checksum 5
 same depth-neg 1 CUMEMTRACK_DEPTH=-1 CUMEMTRACK_OUTPUT="$PWD/d2.cmt" -- checksum 5

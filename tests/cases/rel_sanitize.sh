@@ -30,7 +30,9 @@ for src in sorted(glob.glob('*.cmt')):
         open('%s.flip%d' % (src, k), 'wb').write(bytes(b))
 PY
 # and the fuzzing regression inputs (tests/fuzz/regress/)
-for f in "$CMT_ROOT"/tests/fuzz/regress/*; do [ -f "$f" ] && cp "$f" "reg_$(basename "$f")"; done
+nreg=0
+for f in "$CMT_ROOT"/tests/fuzz/regress/*; do [ -f "$f" ] && cp "$f" "reg_$(basename "$f")" && nreg=$((nreg + 1)); done
+[ "$nreg" -gt 0 ] || die "no input in tests/fuzz/regress/"
 inputs=(*.cmt *.flip* reg_*)
 for f in "${inputs[@]}"; do [ -f "$f" ] || die "no input matches $f"; done
 for f in "${inputs[@]}"; do
@@ -44,7 +46,7 @@ for f in "${inputs[@]}"; do
     done
 done
 [ "$n" -eq $((${#inputs[@]} * 5)) ] || die "$n sanitizer runs, expected $((${#inputs[@]} * 5))"
-echo "ok ASan+UBSan analyzer: $n runs over golden and bit-flipped dumps, same results, no report"
+echo "ok ASan+UBSan analyzer: $n runs over golden, bit-flipped and $nreg fuzzing regression dumps, same results, no report"
 # ASan programs under the tracker (libasan first)
 AP=$CMT_BUILD/asan/tests
 rm -f ab.cmt ab.gt
