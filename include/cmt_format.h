@@ -55,13 +55,19 @@
  *              previous FREE released; it is live again with these attributes
  *   OOM        api, zvarint device, varint size, varint stack, varint result
  *   FAILED     api, zvarint device, varint size, varint stack, varint result
- *   TEARDOWN   api, zvarint device, varint ctx, flags: every allocation made in context ctx (all
- *              of device when ctx is 0) ends here; what was still live is a leak at teardown
+ *   TEARDOWN   api, zvarint device, varint ctx, flags: every allocation made in context ctx ends
+ *              here; what was still live is a leak at teardown. A primary context's teardown
+ *              (flag PRIMARY) names that context; ctx 0 (older dumps, or a primary context whose
+ *              handle the tracker never saw) ends every allocation made in a context of device.
+ *              Allocations recorded with ctx 0 (VMM, host pools) are never ended by a TEARDOWN.
+ *              Written after the driver accepted the call (a refused destroy ends nothing).
  *   STACK      varint id, varint nframes, frames: first a varint address, then zvarint deltas.
  *              Frames are return addresses, innermost first, the tracker's own frames removed.
  *   DEVICE     zvarint ordinal, varint total_bytes, 16 bytes uuid, str name, str pci_bus_id
  *              (ordinal as the process saw it under CUDA_VISIBLE_DEVICES; uuid is the physical GPU)
- *   CTX        varint ctx (index, from 1), zvarint device, varint handle (the CUcontext value)
+ *   CTX        varint ctx (index, from 1), zvarint device, varint handle (the CUcontext value).
+ *              An index is reused only after a TEARDOWN ended its context: a later CTX record
+ *              with the same index defines a new context from there on.
  *   EXIT       varint how (enum cmt_exit), zvarint status
  *   Extension records (type >= 0x40, skippable):
  *   MODULE_LOAD    varint id, varint base (load bias), str path, str build_id (raw bytes),
@@ -196,7 +202,10 @@ enum cmt_marker_flags {
     X(WRITE_STOPPED, "write_stopped")         /* 1 when writing stopped (disk full, size limit) */   \
     X(UNMATCHED_PROC, "unmatched_proc")       /* cuGetProcAddress results passed through */          \
     X(DEEPBIND_STRIPPED, "deepbind_stripped") /* dlopen calls whose RTLD_DEEPBIND was removed */     \
-    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */
+    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */        \
+    X(CTX_TABLE_FULL, "ctx_table_full")       /* contexts the context table could not hold */ \
+    X(POOL_TABLE_FULL, "pool_table_full")     /* pools the pool table could not hold */       \
+    X(VMM_UNDO_FULL, "vmm_undo_full")         /* VMM undo records not kept (refusal lost) */
 
 enum cmt_counter {
 #define CMT_COUNTER_ENUM(id, name) CMT_CTR_##id,

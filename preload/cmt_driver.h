@@ -46,7 +46,13 @@ uint16_t cmt_ctx_current(int *device);
 /* Index of a known live context handle (0: unknown). */
 uint16_t cmt_ctx_lookup(uint64_t handle);
 int cmt_ctx_device(uint16_t idx);
-/* Marks contexts dead: one (idx), or every one of a device (idx 0). */
+/* cuDevicePrimaryCtxRetain returned handle for device: that handle is the primary context. */
+void cmt_ctx_primary_retained(int device, uint64_t handle);
+/* Index of device's live primary context: 0 when not registered (no allocation made in it),
+ * -1 when the tracker never saw the device's primary handle (then contexts are not told apart). */
+int cmt_ctx_primary(int device);
+bool cmt_ctx_is_primary(uint16_t idx);
+/* Marks contexts dead: one (idx), or every one of a device (idx 0; unknown primary handle). */
 void cmt_ctx_end(uint16_t idx, int device);
 void cmt_driver_fork_child(void);
 

@@ -109,6 +109,7 @@ static void pool_created(struct cmt_call *c) {
     int i = 0;
     while (i < npools && pools[i].pool != pool) i++;
     if (i == npools && npools < MAX_POOLS) npools++;
+    if (i == npools) cmt_counter_add(CMT_CTR_POOL_TABLE_FULL, 1); /* its device is then unknown */
     if (i < npools) {
         pools[i].pool = pool;
         pools[i].device = device;
@@ -253,6 +254,8 @@ static void sweep_gone(const struct cmt_entry *e, void *arg) {
     cmt_live_add(e->device, -(int64_t)e->size, NULL);
 }
 
+/* Ends context ctx (0: every non-primary-known context of device). Called after the driver
+ * accepted the destroy/reset/release: a refused one ends nothing. */
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
     if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
@@ -268,6 +271,13 @@ static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags)
     struct sweep_arg a = {.ctx = ctx, .device = device};
     cmt_ptr_sweep(sweep_match, &a, sweep_gone);
     cmt_ctx_end(ctx, device);
+}
+
+/* The primary context of device ended (reset, or its last reference released): only it. */
+static void primary_teardown(enum cmt_api api, int device) {
+    int idx = cmt_ctx_primary(device);
+    if (idx == 0) return; /* never used for an allocation: nothing of it was recorded */
+    teardown(api, (uint16_t)(idx > 0 ? idx : 0), device, CMT_FLAG_PRIMARY);
 }
 
 /* ---- entry points from the wrappers ---- */
@@ -288,12 +298,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
     case CMT_FAM_VMM_UNMAP: cmt_vmm_unmap_pre(c); break;
-    case CMT_FAM_CTX_RESET: teardown(c->api, 0, c->dev, CMT_FLAG_PRIMARY); break;
-    case CMT_FAM_CTX_DESTROY: {
-        uint16_t idx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx);
-        if (idx) teardown(c->api, idx, cmt_ctx_device(idx), 0);
-        break;
-    }
+    case CMT_FAM_CTX_DESTROY: c->teardown_ctx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx); break;
     default: break;
     }
     return true;
@@ -327,14 +332,28 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     case CMT_FAM_POOL_DESTROY:
         if (r == CUDA_SUCCESS && cmt_writer_path()) pool_destroyed(c);
         break;
+    case CMT_FAM_CTX_RETAIN:
+        if (r == CUDA_SUCCESS && c->out) {
+            uint64_t h = 0;
+            memcpy(&h, c->out, sizeof h);
+            cmt_ctx_primary_retained(c->dev, h);
+        }
+        break;
     case CMT_FAM_CTX_RELEASE: {
         unsigned flags = 0;
         int active = 1;
         if (r == CUDA_SUCCESS &&
             CMT_DRV(cuDevicePrimaryCtxGetState, c->dev, &flags, &active) == CUDA_SUCCESS && !active)
-            teardown(c->api, 0, c->dev, CMT_FLAG_PRIMARY);
+            primary_teardown(c->api, c->dev);
         break;
     }
+    case CMT_FAM_CTX_RESET:
+        if (r == CUDA_SUCCESS) primary_teardown(c->api, c->dev);
+        break;
+    case CMT_FAM_CTX_DESTROY:
+        if (r == CUDA_SUCCESS && c->teardown_ctx)
+            teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx), 0);
+        break;
     case CMT_FAM_GETPROC:
         if (r == CUDA_SUCCESS && c->out) {
             void **pfn = c->out;

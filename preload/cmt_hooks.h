@@ -107,7 +107,9 @@
       c.pool_props = poolProps)                                                                    \
     X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, 0, POOL_DESTROY, NONE, (CUmemoryPool pool),      \
       (pool), c.pool = pool)                                                                       \
-    /* context teardown */                                                                         \
+    /* contexts: primary-context handles (to tell them from cuCtxCreate ones) and teardown */      \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, 0, CTX_RETAIN, NONE,              \
+      (CUcontext * pctx, CUdevice dev), (pctx, dev), c.out = pctx; c.dev = dev)                    \
     X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 7000, 0, CTX_RELEASE, NONE,           \
       (CUdevice dev), (dev), c.dev = dev)                                                          \
     X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 11000, 0, CTX_RELEASE, NONE,       \

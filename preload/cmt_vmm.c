@@ -51,7 +51,10 @@ static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
     cmt_emit_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
     cmt_live_add(h->device, -(int64_t)h->size, NULL);
-    if (undo.nfreed < MAX_UNDO) undo.freed[undo.nfreed++] = *h;
+    if (undo.nfreed < MAX_UNDO)
+        undo.freed[undo.nfreed++] = *h;
+    else
+        cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
     free(h);
 }
 
@@ -157,7 +160,10 @@ void cmt_vmm_unmap_pre(struct cmt_call *c) {
     HASH_ITER(hh, mappings, m, tmp) {
         if (m->va < lo || m->va >= hi) continue;
         HASH_DEL(mappings, m);
-        if (undo.nmaps < MAX_UNDO) undo.maps[undo.nmaps++] = *m;
+        if (undo.nmaps < MAX_UNDO)
+            undo.maps[undo.nmaps++] = *m;
+        else
+            cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
         struct handle *h;
         HASH_FIND(hh, handles, &m->handle, sizeof m->handle, h);
         if (h && h->maps > 0 && --h->maps == 0 && h->refs == 0) end_handle(c->api, h);

@@ -1166,12 +1166,24 @@ static CUresult fk_ctx_create(CUcontext *pctx, unsigned flags, CUdevice d)
     if (!c)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&fk_lock);
-    if (fk_nctx >= FK_MAX_CTX) {
-        pthread_mutex_unlock(&fk_lock);
+    int id = 0;
+    if (fk_nctx < FK_MAX_CTX) {
+        id = ++fk_nctx;
+    } else {
+        /* like the driver, a destroyed context's resources (and its handle) are reused: at most
+         * FK_MAX_CTX contexts exist at once, any number over the process's life */
+        for (int i = 1; i <= FK_MAX_CTX && !id; i++)
+            if (!fk_ctxs[i]->primary && !fk_ctxs[i]->alive)
+                id = i;
+        if (!id) {
+            pthread_mutex_unlock(&fk_lock);
+            free(c);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
         free(c);
-        return CUDA_ERROR_OUT_OF_MEMORY;
+        c = fk_ctxs[id];
     }
-    *c = (struct fk_ctx){.magic = FK_MAGIC_CTX, .id = ++fk_nctx, .ord = d, .alive = 1, .flags = flags};
+    *c = (struct fk_ctx){.magic = FK_MAGIC_CTX, .id = id, .ord = d, .alive = 1, .flags = flags};
     fk_ctxs[c->id] = c;
     pthread_mutex_unlock(&fk_lock);
     if (fk_depth < 32)
