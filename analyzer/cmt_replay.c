@@ -486,9 +486,10 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
         struct live *l = &t->live.e[i];
         int match = 0;
         if (l->used) {
+            /* ctx 0: every context of the device; memory of no context (VMM) is never ended */
             if (e->ctx) match = l->ctx == e->ctx;
             else
-                match = l->device == e->device || (l->device < 0 && cmt_replay_ctx_device(r, l->ctx) == e->device);
+                match = l->ctx && cmt_replay_ctx_device(r, l->ctx) == e->device;
         }
         if (match) {
             end_live(r, i, at); /* backward shift may move another entry into i: look at i again */

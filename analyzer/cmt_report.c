@@ -434,7 +434,10 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         for (int k = 0; k < CMT_AN_COUNT; k++) a->anomalies[k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
-        a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL];
+        a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL] +
+                                           p->hdr.counters[CMT_CTR_CTX_TABLE_FULL] +
+                                           p->hdr.counters[CMT_CTR_POOL_TABLE_FULL] +
+                                           p->hdr.counters[CMT_CTR_VMM_UNDO_FULL];
         uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
         a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
         a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;

@@ -224,7 +224,7 @@ static void track_free(struct cmt_tl_proc *p, const struct cmt_event *e) {
 static void track_teardown(struct cmt_tl_proc *p, const struct cmt_event *e) {
     for (size_t i = 0; i < p->lcap;) {
         struct tl_live *l = &p->live[i];
-        if (l->used && (e->ctx ? l->ctx == e->ctx : l->device == e->device)) {
+        if (l->used && (e->ctx ? l->ctx == e->ctx : l->ctx && l->device == e->device)) {
             stack_add(p, l->device, l->stack, l->granted, -1);
             live_del(p, i); /* another entry may have moved into i */
             continue;
