@@ -132,6 +132,18 @@ static void fork_child(void) {
     if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);
 }
 
+static int exit_status;
+static bool status_handler; /* on_exit(end_of_process) is registered */
+static void emit_exit(int how, int status);
+/* Registered at initialisation, before main: it runs however exit() is reached (also libc's own
+ * exit after main returns, which never calls our exported exit()), and, registered before the
+ * dynamic linker's destructor pass, after it: the EXIT record follows everything the other
+ * libraries' exit handlers and destructors did (a runtime releasing its contexts, ...). */
+static void end_of_process(int status, void *arg) {
+    (void)arg;
+    emit_exit(CMT_EXIT_CLEAN, status);
+}
+
 static __thread bool initialising; /* this thread runs cmt_init (a nested call returns) */
 
 void cmt_init(void) {
@@ -150,6 +162,7 @@ void cmt_init(void) {
     cmt_signals_init();
     cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
+    status_handler = on_exit(end_of_process, NULL) == 0;
     initialising = false;
     atomic_store_explicit(&init_state, 2, memory_order_release);
 }
@@ -169,8 +182,11 @@ static void emit_exit(int how, int status) {
     cmt_rec_end(CMT_REC_EXIT, p);
 }
 
-static int exit_status;
-__attribute__((destructor)) static void cmt_dtor(void) { emit_exit(CMT_EXIT_CLEAN, exit_status); }
+/* Only when on_exit could not register end_of_process (the status is then known only when the
+ * exported exit() was called). */
+__attribute__((destructor)) static void cmt_dtor(void) {
+    if (!status_handler) emit_exit(CMT_EXIT_CLEAN, exit_status);
+}
 
 CMT_EXPORT void exit(int status) {
     exit_status = status;
