@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmt_driver.h"
@@ -188,18 +189,23 @@ __attribute__((destructor)) static void cmt_dtor(void) {
     if (!status_handler) emit_exit(CMT_EXIT_CLEAN, exit_status);
 }
 
+/* Like the exec wrappers, exit and _exit check that the next definition was found; without one
+ * (the tracker not ahead of libc in the search order) the process still ends with its status. */
 CMT_EXPORT void exit(int status) {
     exit_status = status;
     void (*real)(int) = (void (*)(int))cmt_next_sym("exit");
-    real(status);
-    __builtin_unreachable();
+    if (CMT_LIKELY(real != NULL)) real(status);
+    /* no exit() to run the handlers: keep what stdio buffered, record the end, end like _exit */
+    fflush(NULL);
+    emit_exit(CMT_EXIT_CLEAN, status);
+    _exit(status);
 }
 
 CMT_EXPORT void _exit(int status) {
     emit_exit(CMT_EXIT_IMMEDIATE, status);
     void (*real)(int) = (void (*)(int))cmt_next_sym("_exit");
-    real(status);
-    __builtin_unreachable();
+    if (CMT_LIKELY(real != NULL)) real(status);
+    for (;;) syscall(SYS_exit_group, status);
 }
 
 CMT_EXPORT void _Exit(int status) { _exit(status); }

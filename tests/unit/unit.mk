@@ -26,3 +26,10 @@ $(UNIT)/stack_alias: tests/unit/stack_alias.c
 $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# the tracer with exit/_exit not found by RTLD_NEXT (tests/unit/nonext_exit.c)
+test-programs: $(UNIT)/libcumemtrack_nonext.so
+$(UNIT)/libcumemtrack_nonext.so: tests/unit/nonext_exit.c $(PRELOAD_OBJS) $(BUILD)/preload/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -shared -o $@ $< $(PRELOAD_OBJS) -Wl,--wrap=cmt_next_sym \
+		-Wl,--version-script=$(BUILD)/preload/exports.map -Wl,-z,defs -lpthread -ldl
