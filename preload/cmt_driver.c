@@ -15,6 +15,7 @@
 
 static void *_Atomic real[CMT_API_COUNT];
 static atomic_int warned_nodriver;
+static atomic_int warned_missing[CMT_API_COUNT];
 
 static void *driver_handle(void) {
     cmt_dl_init();
@@ -41,8 +42,12 @@ void *cmt_real_slot(enum cmt_api api) {
     if (CMT_LIKELY(f != NULL)) return f;
     f = driver_sym(cmt_apis[api].sym);
     if (!f) {
-        cmt_warn_once(&warned_nodriver, "warning: %s: no CUDA driver (libcuda.so.1) found",
-                      cmt_apis[api].sym);
+        if (driver_handle())
+            cmt_warn_once(&warned_missing[api], "warning: %s is not exported by the CUDA driver "
+                          "(libcuda.so.1); the call returns CUDA_ERROR_NOT_FOUND", cmt_apis[api].sym);
+        else
+            cmt_warn_once(&warned_nodriver, "warning: %s: no CUDA driver (libcuda.so.1) found; the "
+                          "call returns CUDA_ERROR_NOT_FOUND", cmt_apis[api].sym);
         return NULL;
     }
     cmt_set_real_slot(api, f);

@@ -39,6 +39,13 @@ $(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c include/cmt_format.
 $(FAKE_OUT)/fakecuda/libcuda.so: $(FAKE_OUT)/fakecuda/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 
+# the same fake as a driver that lacks some entry points (tests/fakecuda/old_driver.map)
+test-programs: $(FAKE_OUT)/fakecuda_old/libcuda.so.1
+$(FAKE_OUT)/fakecuda_old/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/old_driver.map include/cmt_format.h tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=tests/fakecuda/old_driver.map \
+		-o $@ $< -lpthread
+
 # --- runtime double ------------------------------------------------------------------------
 $(FAKE_OUT)/fakert/fakert_procs.h: $(FAKE_GETPROC_REF) tests/tests.mk
 	@mkdir -p $(@D)
