@@ -288,7 +288,9 @@ bool cmt_hook_pre(struct cmt_call *c) {
     cmt_init();
     if (atomic_load_explicit(&cmt_disabled, memory_order_relaxed)) return false;
     t->depth++;
-    cmt_modules_check();
+    /* only into an open dump: a call that records nothing (a forked child's exit-time context
+     * release) must not create one; the first stack capture writes the module map */
+    if (cmt_writer_path()) cmt_modules_check();
     cmt_signals_pending();
     switch (c->family) {
     case CMT_FAM_FREE:
