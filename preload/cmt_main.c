@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -120,7 +121,18 @@ static void read_config(void) {
     if (cmt_cfg.no_children) drop_from_ld_preload();
 }
 
+/* A page that reads as zero in a forked child (MADV_WIPEONFORK): the child's state is reset by
+ * whichever comes first, our pthread_atfork child handler or the first hook the child runs. The
+ * handler alone is not enough: another library's child handler registered before ours (its
+ * constructor ran first) may call CUDA in the child before ours runs, and would record into the
+ * parent's inherited staging block, i.e. into the parent's dump. */
+static volatile uint64_t *fork_token;
+
 static void fork_child(void) {
+    if (fork_token) {
+        if (*fork_token) return; /* already reset in this process (or not a fork: no wipe) */
+        *fork_token = 1;
+    }
     atomic_fetch_add(&cmt_generation, 1);
     cmt_writer_fork_child();
     cmt_ptr_fork_child();
@@ -147,8 +159,24 @@ static void end_of_process(int status, void *arg) {
 
 static __thread bool initialising; /* this thread runs cmt_init (a nested call returns) */
 
+static void fork_token_init(void) {
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+#ifdef MADV_WIPEONFORK
+    if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
+        *(volatile uint64_t *)p = 1;
+        fork_token = p;
+        return;
+    }
+#endif
+    munmap(p, 4096); /* kernel before 4.14: only the atfork handler resets */
+}
+
 void cmt_init(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) return;
+    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) {
+        if (CMT_UNLIKELY(fork_token && !*fork_token)) fork_child(); /* a child, before our handler */
+        return;
+    }
     int expected = 0;
     if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
         /* another thread is reading the configuration: wait for it (never for ourselves; bounded,
@@ -158,6 +186,7 @@ void cmt_init(void) {
         return;
     }
     initialising = true;
+    fork_token_init();
     cmt_dl_init();
     read_config();
     cmt_signals_init();

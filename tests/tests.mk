@@ -89,6 +89,14 @@ $(FAKE_OUT)/progs/drv_%: tests/progs/drv_%.c $(FAKE_PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< $(FAKE_CUDA_STUB) -lpthread
 
+# drv_atfork needs libatforkcuda.so (another library's atfork child handler calling CUDA)
+$(FAKE_OUT)/progs/libatforkcuda.so: tests/progs/atforkcuda.c tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(FAKE_CUDA_STUB) -lpthread
+$(FAKE_OUT)/progs/drv_atfork: tests/progs/drv_atfork.c $(FAKE_OUT)/progs/libatforkcuda.so $(FAKE_PROG_DEPS)
+	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< -L$(FAKE_OUT)/progs -Wl,--no-as-needed -latforkcuda \
+		-Wl,-rpath,'$$ORIGIN' $(FAKE_CUDA_STUB) -lpthread
+
 $(FAKE_OUT)/progs/fake_getproc_test: tests/progs/fake_getproc_test.c $(FAKE_GETPROC_REF) $(FAKE_PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< -ldl
