@@ -298,6 +298,17 @@ int cmt_ctx_device(uint16_t idx) {
     return ctxs[idx - 1].device;
 }
 
+int cmt_ctx_handle_device(CUcontext ctx) {
+    uint16_t idx = cmt_ctx_lookup((uint64_t)(uintptr_t)ctx);
+    if (idx) return cmt_ctx_device(idx);
+    CUdevice dev = -2;
+    if (!ctx || CMT_DRV(cuCtxPushCurrent, ctx) != CUDA_SUCCESS) return -2;
+    if (CMT_DRV(cuCtxGetDevice, &dev) != CUDA_SUCCESS) dev = -2;
+    CUcontext popped;
+    CMT_DRV(cuCtxPopCurrent, &popped);
+    return dev;
+}
+
 bool cmt_ctx_is_primary(uint16_t idx) { return idx && idx <= nctx && ctxs[idx - 1].primary; }
 
 void cmt_ctx_end(uint16_t idx, int device) {

@@ -28,7 +28,11 @@
     X(cuDevicePrimaryCtxGetState, 7000, "cuDevicePrimaryCtxGetState",                              \
       (CUdevice dev, unsigned int *flags, int *active))                                            \
     X(cuCtxPushCurrent, 4000, "cuCtxPushCurrent_v2", (CUcontext ctx))                              \
-    X(cuCtxPopCurrent, 4000, "cuCtxPopCurrent_v2", (CUcontext * pctx))
+    X(cuCtxPopCurrent, 4000, "cuCtxPopCurrent_v2", (CUcontext * pctx))                             \
+    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", (CUstream hStream, CUcontext * pctx))                 \
+    X(cuDeviceGetCount, 2000, "cuDeviceGetCount", (int *count))                                    \
+    X(cuDeviceGetDefaultMemPool, 11020, "cuDeviceGetDefaultMemPool", (CUmemoryPool * pool, CUdevice dev)) \
+    X(cuDeviceGetMemPool, 11020, "cuDeviceGetMemPool", (CUmemoryPool * pool, CUdevice dev))
 
 #define CMT_DRV_DECL(name, ver, exported, params)                                                  \
     typedef CUresult (*cmt_drv_##name##_t) params;                                                 \
@@ -46,6 +50,8 @@ uint16_t cmt_ctx_current(int *device);
 /* Index of a known live context handle (0: unknown). */
 uint16_t cmt_ctx_lookup(uint64_t handle);
 int cmt_ctx_device(uint16_t idx);
+/* The device of a context handle (known, or asked of the driver); -2 when unknown. */
+int cmt_ctx_handle_device(CUcontext ctx);
 /* cuDevicePrimaryCtxRetain returned handle for device: that handle is the primary context. */
 void cmt_ctx_primary_retained(int device, uint64_t handle);
 /* Index of device's live primary context: 0 when not registered (no allocation made in it),

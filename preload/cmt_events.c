@@ -154,6 +154,39 @@ static int alloc_device(struct cmt_call *c, uint64_t ptr, int ctx_device) {
     }
 }
 
+/* A pool's device: created by cuMemPoolCreate (the table), else a device's default or current
+ * pool (cuDeviceGetDefaultMemPool / cuDeviceGetMemPool hand those out without a create). */
+static int pool_device_any(CUmemoryPool pool) {
+    int d;
+    if (pool_device((uint64_t)(uintptr_t)pool, &d)) return d;
+    int n = 0;
+    if (CMT_DRV(cuDeviceGetCount, &n) != CUDA_SUCCESS) return -2;
+    for (int i = 0; i < n; i++) {
+        CUmemoryPool p = NULL, q = NULL;
+        if ((CMT_DRV(cuDeviceGetDefaultMemPool, &p, i) == CUDA_SUCCESS && p == pool) ||
+            (CMT_DRV(cuDeviceGetMemPool, &q, i) == CUDA_SUCCESS && q == pool))
+            return i;
+    }
+    return -2;
+}
+
+/* The device a refused allocation was asked of: the pool's (stream-ordered: the given pool, else
+ * the stream's device's current pool), the location's (cuMemCreate), else the context's. */
+static int failed_device(const struct cmt_call *c, int ctx_device) {
+    if (c->family == CMT_FAM_VMM_CREATE && c->vmm_prop)
+        return c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id : -1;
+    if (c->kind == CMT_KIND_ASYNC) {
+        int d = c->pool ? pool_device_any(c->pool) : -2;
+        if (d != -2) return d;
+        CUcontext sctx = NULL;
+        if ((uintptr_t)c->stream > 2 && CMT_DRV(cuStreamGetCtx, c->stream, &sctx) == CUDA_SUCCESS && sctx) {
+            d = cmt_ctx_handle_device(sctx);
+            if (d != -2) return d;
+        }
+    }
+    return alloc_device((struct cmt_call *)c, 0, ctx_device);
+}
+
 static void track_alloc(struct cmt_call *c, CUresult r) {
     if (CMT_UNLIKELY(!atomic_load_explicit(&exit_handler_registered, memory_order_relaxed)) &&
         !atomic_exchange(&exit_handler_registered, 1))
@@ -161,7 +194,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     int ctx_device;
     uint16_t ctx = cmt_ctx_current(&ctx_device);
     if (r != CUDA_SUCCESS) {
-        int device = alloc_device(c, 0, ctx_device);
+        int device = failed_device(c, ctx_device);
         if (device >= 0) cmt_device_note(device);
         uint32_t stack = cmt_stack_capture(c->frame);
         emit_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
