@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmt_driver.h"
 #include "cmt_signals.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
@@ -81,6 +82,8 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
         else
             device = -1;
     }
+    /* its identity even when no context was ever current (a device-addressed call) */
+    if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
     struct handle *h = calloc(1, sizeof *h);
     if (h) {
