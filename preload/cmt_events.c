@@ -187,16 +187,33 @@ static int failed_device(const struct cmt_call *c, int ctx_device) {
     return alloc_device((struct cmt_call *)c, 0, ctx_device);
 }
 
-static void track_alloc(struct cmt_call *c, CUresult r) {
+/* Before the real call: everything slow (the context look-up, the stack capture with its
+ * first-use work, device identities), so that the allocation takes its place in the order the
+ * moment the real call returned (the post-hook does nothing slow before taking its sequence). */
+static void alloc_pre(struct cmt_call *c) {
     if (CMT_UNLIKELY(!atomic_load_explicit(&exit_handler_registered, memory_order_relaxed)) &&
         !atomic_exchange(&exit_handler_registered, 1))
         atexit(on_exit_begin);
-    int ctx_device;
-    uint16_t ctx = cmt_ctx_current(&ctx_device);
+    c->ctx_idx = cmt_ctx_current(&c->device);
+    c->stack = cmt_stack_capture(c->frame);
+    c->captured = c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
+    int d = c->device;
+    if (c->family == CMT_FAM_VMM_CREATE)
+        d = c->vmm_prop && c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id : -1;
+    else if (c->kind == CMT_KIND_HOST_PINNED || c->kind == CMT_KIND_HOST_REGISTERED)
+        d = -1;
+    else if (c->kind == CMT_KIND_ASYNC && c->pool && !pool_device((uint64_t)(uintptr_t)c->pool, &d))
+        d = -2;
+    if (d >= 0) cmt_device_note(d);
+}
+
+static void track_alloc(struct cmt_call *c, CUresult r) {
+    int ctx_device = c->device;
+    uint16_t ctx = c->ctx_idx;
+    uint32_t stack = c->stack;
     if (r != CUDA_SUCCESS) {
         int device = failed_device(c, ctx_device);
         if (device >= 0) cmt_device_note(device);
-        uint32_t stack = cmt_stack_capture(c->frame);
         emit_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
                      c->size, stack, r);
         return;
@@ -207,7 +224,6 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     else if (c->out)
         memcpy(&ptr, c->out, sizeof ptr);
     if (!ptr) return;
-    uint32_t stack = cmt_stack_capture(c->frame);
     if (c->family == CMT_FAM_VMM_CREATE) {
         cmt_vmm_created(c, ptr, stack);
         return;
@@ -219,7 +235,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     unsigned space = c->family == CMT_FAM_ARRAY_CREATE ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned flags = space | (cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0);
     uint64_t seq;
-    if (c->kind == CMT_KIND_ASYNC && stream_capturing(c)) {
+    if (c->captured) {
         flags |= CMT_FLAG_CAPTURED; /* a graph node, not memory */
         seq = cmt_next_seq();
     } else {
@@ -326,6 +342,10 @@ bool cmt_hook_pre(struct cmt_call *c) {
     if (cmt_writer_path()) cmt_modules_check();
     cmt_signals_pending();
     switch (c->family) {
+    case CMT_FAM_ALLOC:
+    case CMT_FAM_REGISTER:
+    case CMT_FAM_ARRAY_CREATE:
+    case CMT_FAM_VMM_CREATE: alloc_pre(c); break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->tracked_before = -2; /* nothing recorded */

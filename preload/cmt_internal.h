@@ -96,6 +96,9 @@ struct cmt_call {
         uint8_t space;
     } saved;
     int teardown_ctx;        /* ctx index to tear down after a successful destroy */
+    uint32_t stack;          /* allocations: captured before the real call */
+    uint16_t ctx_idx;        /* allocations: the current context (c->device: its device) */
+    bool captured;           /* stream-ordered allocation on a capturing stream */
 };
 
 size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) CMT_HIDDEN;

@@ -15,7 +15,8 @@
  *     leak KIND PHYS ORDINAL 0xPTR BYTES WHEN      (WHEN: exit | teardown)
  *
  * Environment: FAKECUDA_DEVICES, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, FAKECUDA_MEM_MB,
- * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE.
+ * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE,
+ * FAKECUDA_GATE.
  * See tests/fakecuda/README.md (format, variables, semantics).
  */
 #include <cuda.h>
@@ -170,10 +171,66 @@ static void fk_trace_call(const char *fn)
     }
 }
 
+/* FAKECUDA_GATE=1 (ordering tests): the thread whose cuMemCreate returns first is held at its
+ * next driver entry (whoever makes it: the tracker's post-hook or the program) until another
+ * thread's cuMemRelease has returned (at most 10 s). fakecuda_gate_wait() returns 0 once that
+ * thread is held (-1 after 10 s): a test can then act "after the create returned, before the
+ * creating thread goes on", deterministically. */
+static int fk_gate;
+static int fk_gate_state; /* 0 idle, 1 armed, 2 held, 3 open */
+static __thread int fk_gate_mine;
+static pthread_mutex_t fk_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fk_gate_cond = PTHREAD_COND_INITIALIZER;
+
+static int fk_gate_until(int state)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 10;
+    int r = 0;
+    while (fk_gate_state < state && r == 0)
+        r = pthread_cond_timedwait(&fk_gate_cond, &fk_gate_lock, &dl);
+    return fk_gate_state >= state ? 0 : -1;
+}
+
+static void fk_gate_hold(void)
+{
+    fk_gate_mine = 0;
+    pthread_mutex_lock(&fk_gate_lock);
+    fk_gate_state = 2;
+    pthread_cond_broadcast(&fk_gate_cond);
+    if (fk_gate_until(3) != 0)
+        fprintf(stderr, "fakecuda: gate: no cuMemRelease from another thread in 10 s\n");
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+static void fk_gate_set(int from, int to, int mine)
+{
+    if (!fk_gate)
+        return;
+    pthread_mutex_lock(&fk_gate_lock);
+    if (fk_gate_state == from && !fk_gate_mine) {
+        fk_gate_state = to;
+        fk_gate_mine = mine;
+        pthread_cond_broadcast(&fk_gate_cond);
+    }
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+FK_EXPORT int fakecuda_gate_wait(void)
+{
+    pthread_mutex_lock(&fk_gate_lock);
+    int r = fk_gate_until(2);
+    pthread_mutex_unlock(&fk_gate_lock);
+    return r;
+}
+
 #define ENTER()                                                                                    \
     do {                                                                                           \
         if (fk_trace)                                                                              \
             fk_trace_call(__func__);                                                               \
+        if (fk_gate_mine)                                                                          \
+            fk_gate_hold();                                                                        \
     } while (0)
 #define NEED_INIT()                                                                                \
     do {                                                                                           \
@@ -462,6 +519,7 @@ static void fk_env(void)
     if ((e = getenv("FAKECUDA_MEM_MB")) && *e)
         fk_mem_limit = (size_t)strtoull(e, NULL, 10) << 20;
     fk_trace = (e = getenv("FAKECUDA_TRACE")) && *e && strcmp(e, "0");
+    fk_gate = (e = getenv("FAKECUDA_GATE")) && *e && strcmp(e, "0");
     fk_fast = (e = getenv("FAKECUDA_FAST")) && *e && strcmp(e, "0");
     fk_gt_sync = (e = getenv("FAKECUDA_GROUND_TRUTH_SYNC")) && *e && strcmp(e, "0");
     if ((e = getenv("FAKECUDA_GROUND_TRUTH")) && *e)
@@ -2249,6 +2307,7 @@ FK_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)v;
+    fk_gate_set(0, 1, 1);
     return CUDA_SUCCESS;
 }
 
@@ -2266,6 +2325,7 @@ FK_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     fk_vmm_unref(h);
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
+    fk_gate_set(2, 3, 0);
     return CUDA_SUCCESS;
 }
 
