@@ -1,5 +1,5 @@
 /*
- * cmt_format.h — the cumemtrack dump format (version 1.0). This comment is the specification.
+ * cmt_format.h — the cumemtrack dump format (version 1.1). This comment is the specification.
  *
  * Shared by the tracer (preload/, the only writer) and the analyzer (analyzer/, the reader).
  * tests/test_format.c pins every offset and size below: change them only with a major version bump.
@@ -105,7 +105,7 @@
 
 #define CMT_MAGIC "CUMEMTRK"
 #define CMT_VERSION_MAJOR 1
-#define CMT_VERSION_MINOR 0
+#define CMT_VERSION_MINOR 1
 #define CMT_HEADER_SIZE 4096u
 #define CMT_BLOCK_SIZE 65536u
 #define CMT_BLOCK_MAGIC 0x42544d43u /* "CMTB" */
@@ -141,7 +141,12 @@ enum cmt_rec {
     CMT_REC_EXT_LAST = 0x7f,
 };
 
-/* Allocation kinds (ALLOC.kind); names are cmt_kind_names[]. */
+/* Allocation kinds (ALLOC.kind); names are cmt_kind_names[]. New kinds are appended.
+ * IMPORTED (minor 1): memory another process allocated, mapped into this one: cuIpcOpenMemHandle
+ * (space ADDR: the mapped address, size of the mapping, ended by cuIpcCloseMemHandle; nested
+ * opens of one handle are recorded once) and cuMemImportFromShareableHandle (space VMM: the
+ * handle, recorded at its first cuMemMap with that mapping's size, ended like a VMM handle). It is
+ * not this process's allocation: readers keep it out of this process's leaks and peaks. */
 #define CMT_KINDS(X)                                                                               \
     X(DEVICE, "device")                                                                            \
     X(PITCH, "pitch")                                                                              \
@@ -150,7 +155,8 @@ enum cmt_rec {
     X(HOST_PINNED, "host-pinned")                                                                  \
     X(HOST_REGISTERED, "host-registered")                                                          \
     X(VMM, "vmm")                                                                                  \
-    X(ARRAY, "array")
+    X(ARRAY, "array")                                                                              \
+    X(IMPORTED, "imported") /* another process's memory mapped here (IPC, shareable handle) */
 
 enum cmt_kind {
 #define CMT_KIND_ENUM(id, name) CMT_KIND_##id,

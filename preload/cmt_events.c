@@ -128,6 +128,39 @@ static void pool_destroyed(struct cmt_call *c) {
     emit_pool(pool, 0, -2, 2);
 }
 
+/* ---- legacy IPC imports: opens of one handle in this process return one mapping ---- */
+
+#define MAX_IPC 1024
+static struct {
+    uint64_t ptr;
+    uint32_t refs;
+} ipcs[MAX_IPC];
+static int nipcs;
+static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Adds a reference to ptr; returns the count it had before (0: a new mapping). */
+static uint32_t ipc_ref(uint64_t ptr, int delta) {
+    uint32_t before = 0;
+    pthread_mutex_lock(&ipc_lock);
+    int i = 0;
+    while (i < nipcs && ipcs[i].ptr != ptr) i++;
+    if (i < nipcs) before = ipcs[i].refs;
+    if (delta > 0) {
+        if (i == nipcs && nipcs < MAX_IPC) {
+            ipcs[nipcs].ptr = ptr;
+            ipcs[nipcs++].refs = 0;
+        }
+        if (i < nipcs)
+            ipcs[i].refs++;
+        else
+            cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+    } else if (i < nipcs && --ipcs[i].refs == 0) {
+        ipcs[i] = ipcs[--nipcs];
+    }
+    pthread_mutex_unlock(&ipc_lock);
+    return before;
+}
+
 /* ---- allocations ---- */
 
 static bool stream_capturing(const struct cmt_call *c) {
@@ -198,7 +231,9 @@ static void alloc_pre(struct cmt_call *c) {
     c->stack = cmt_stack_capture(c->frame);
     c->captured = c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
     int d = c->device;
-    if (c->family == CMT_FAM_VMM_CREATE)
+    if (c->family == CMT_FAM_VMM_IMPORT || c->family == CMT_FAM_IPC_OPEN)
+        d = -2; /* known after the call */
+    else if (c->family == CMT_FAM_VMM_CREATE)
         d = c->vmm_prop && c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id : -1;
     else if (c->kind == CMT_KIND_HOST_PINNED || c->kind == CMT_KIND_HOST_REGISTERED)
         d = -1;
@@ -228,7 +263,22 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
         cmt_vmm_created(c, ptr, stack);
         return;
     }
-    int device = alloc_device(c, ptr, ctx_device);
+    if (c->family == CMT_FAM_VMM_IMPORT) {
+        cmt_vmm_imported(c, ptr, stack);
+        return;
+    }
+    int device;
+    if (c->family == CMT_FAM_IPC_OPEN) {
+        if (ipc_ref(ptr, 1)) return; /* this mapping was opened before: one more reference */
+        CUdeviceptr base = 0;
+        size_t size = 0;
+        if (CMT_DRV(cuMemGetAddressRange, &base, &size, (CUdeviceptr)ptr) == CUDA_SUCCESS) c->size = size;
+        int ord = -1;
+        device = CMT_DRV(cuPointerGetAttribute, &ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr) ==
+                         CUDA_SUCCESS && ord >= 0 ? ord : ctx_device;
+    } else {
+        device = alloc_device(c, ptr, ctx_device);
+    }
     if (device >= 0) cmt_device_note(device);
     uint64_t granted = c->size;
     if (c->pitch) granted = (uint64_t)*c->pitch * c->height;
@@ -245,7 +295,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     }
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
                    seq, 0);
-    if (!(flags & CMT_FLAG_CAPTURED)) cmt_live_add(device, (int64_t)c->size, c->caller);
+    if (!(flags & CMT_FLAG_CAPTURED) && c->kind != CMT_KIND_IMPORTED) cmt_live_add(device, (int64_t)c->size, c->caller);
 }
 
 /* ---- frees ---- */
@@ -266,7 +316,7 @@ static void untrack(struct cmt_call *c) {
                                            .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
                                            .space = (uint8_t)(e.kind_space & 3)};
         cmt_emit_free(c->api, space | pt, e.device, c->ptr, seq);
-        cmt_live_add(e.device, -(int64_t)e.size, NULL);
+        if (e.kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e.device, -(int64_t)e.size, NULL);
     } else {
         cmt_emit_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
     }
@@ -281,7 +331,7 @@ static void free_refused(struct cmt_call *c, CUresult r) {
         cmt_ptr_insert(&e, &seq);
         cmt_emit_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
                        c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
-        cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
+        if (c->saved.kind != CMT_KIND_IMPORTED) cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
     } else if (c->tracked_before == 0) {
         emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
     }
@@ -300,7 +350,7 @@ static bool sweep_match(const struct cmt_entry *e, void *arg) {
 }
 static void sweep_gone(const struct cmt_entry *e, void *arg) {
     (void)arg;
-    cmt_live_add(e->device, -(int64_t)e->size, NULL);
+    if (e->kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e->device, -(int64_t)e->size, NULL);
 }
 
 /* Ends context ctx (0: every non-primary-known context of device). Called after the driver
@@ -345,7 +395,20 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_ALLOC:
     case CMT_FAM_REGISTER:
     case CMT_FAM_ARRAY_CREATE:
-    case CMT_FAM_VMM_CREATE: alloc_pre(c); break;
+    case CMT_FAM_VMM_CREATE:
+    case CMT_FAM_IPC_OPEN:
+    case CMT_FAM_VMM_IMPORT: alloc_pre(c); break;
+    case CMT_FAM_IPC_CLOSE:
+        /* the last reference unmaps: a free; an earlier one releases nothing */
+        c->tracked_before = -2;
+        if (ipc_ref(c->ptr, 0) > 1) {
+            ipc_ref(c->ptr, -1);
+            c->tracked_before = -3;
+        } else {
+            if (ipc_ref(c->ptr, 0)) ipc_ref(c->ptr, -1);
+            if (c->ptr) untrack(c);
+        }
+        break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->tracked_before = -2; /* nothing recorded */
@@ -364,7 +427,16 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     case CMT_FAM_ALLOC:
     case CMT_FAM_REGISTER:
     case CMT_FAM_ARRAY_CREATE:
-    case CMT_FAM_VMM_CREATE: track_alloc(c, r); break;
+    case CMT_FAM_VMM_CREATE:
+    case CMT_FAM_IPC_OPEN:
+    case CMT_FAM_VMM_IMPORT: track_alloc(c, r); break;
+    case CMT_FAM_IPC_CLOSE:
+        if (r != CUDA_SUCCESS) {
+            if (c->tracked_before == 1 || c->tracked_before == -3)
+                ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */
+            if (c->tracked_before != -3) free_refused(c, r);
+        }
+        break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         if (r != CUDA_SUCCESS) free_refused(c, r);
@@ -423,6 +495,8 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
 void cmt_events_fork_child(void) {
     pthread_mutex_init(&pool_lock, NULL);
     npools = 0;
+    pthread_mutex_init(&ipc_lock, NULL);
+    nipcs = 0; /* the parent's mappings are the parent's */
     atomic_store(&cmt_exited, 0);
     atomic_store(&cmt_exiting, 0); /* the handler itself is inherited */
 }

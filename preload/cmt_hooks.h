@@ -101,6 +101,16 @@
     X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 11000, 0, VMM_RETAIN, NONE,       \
       (CUmemGenericAllocationHandle * handle, void *addr), (handle, addr), c.out = handle;          \
       c.ptr = (CUdeviceptr)(uintptr_t)addr)                                                        \
+    /* imported memory: another process's allocations mapped here */                              \
+    X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, 0, IPC_OPEN, IMPORTED,                    \
+      (CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags),     \
+      c.out = pdptr)                                                                               \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 4010, 0, IPC_CLOSE, NONE, (CUdeviceptr dptr),     \
+      (dptr), c.ptr = dptr)                                                                        \
+    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 10020, 0, VMM_IMPORT,        \
+      IMPORTED,                                                                                    \
+      (CUmemGenericAllocationHandle * handle, void *osHandle, CUmemAllocationHandleType shHandleType), \
+      (handle, osHandle, shHandleType), c.out = handle)                                            \
     /* memory pools */                                                                             \
     X(cuMemPoolCreate, "cuMemPoolCreate", 11020, 0, POOL_CREATE, NONE,                              \
       (CUmemoryPool * pool, const CUmemPoolProps *poolProps), (pool, poolProps), c.out = pool;     \

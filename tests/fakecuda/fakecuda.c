@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmt_format.h"
@@ -86,6 +87,8 @@ struct fk_event {
 
 struct fk_vmm {            /* a physical allocation made by cuMemCreate; handle = its address */
     size_t size;
+    int imported;          /* made by cuMemImportFromShareableHandle (another process's memory) */
+    unsigned handle_types; /* requestedHandleTypes: what cuMemExportToShareableHandle may make */
     int ord;
     int fd;                /* memfd holding the bytes */
     int refs;              /* 1 for the handle + 1 per mapping + 1 per retain */
@@ -110,6 +113,8 @@ struct fk_alloc {
     void *obj;             /* fk_vmm / fk_array */
     struct fk_pool *pool;
     struct fk_graph *graph; /* captured: a graph node, not counted */
+    int refs;              /* imported (IPC): opens of the same handle in this process */
+    uint64_t origin;       /* imported (IPC): exporter pid << 48 ^ its pointer */
 };
 
 struct fk_map {
@@ -356,6 +361,8 @@ static void fk_fast_leaks(struct fk_buf *b);
 
 static void fk_leak_line(struct fk_buf *b, const struct fk_alloc *a, const char *when)
 {
+    if (a->kind == CMT_KIND_IMPORTED)
+        return; /* another process's memory: never this process's leak */
     fk_buf_add(b, "leak %s %d %d 0x%llx %zu %s\n", fk_kind_names[a->kind], fk_phys(a->ord), a->ord,
                (unsigned long long)a->key, a->size, when);
 }
@@ -1092,6 +1099,158 @@ FK_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice a, CUdevice b)
     if (!fk_valid_dev(a) || !fk_valid_dev(b))
         return CUDA_ERROR_INVALID_DEVICE;
     *can = a != b;
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Imported memory: legacy IPC and shareable handles, between processes                       */
+/* cuIpcGetMemHandle writes {magic, exporter pid, pointer, size, ordinal} into the handle; another
+ * process's cuIpcOpenMemHandle maps it (here: host memory of that size; the bytes are not shared)
+ * into its current context, once per handle (reference counted, like the driver), and
+ * cuIpcCloseMemHandle unmaps it. Opening a handle in the process that exported it fails
+ * (CUDA_ERROR_INVALID_CONTEXT). cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR) hands out a
+ * descriptor of the allocation's memfd (the handle must have been created with that type
+ * requested); cuMemImportFromShareableHandle makes a handle over it in the importing process.
+ * Imported memory is not the importer's: it counts against no device, is in no alloc_calls and
+ * never a leak line. */
+
+static struct fk_vmm *fk_vmm_of(CUmemGenericAllocationHandle h, struct fk_alloc ***link);
+
+struct fk_ipc {
+    uint32_t magic;
+    int32_t pid;
+    uint64_t ptr, size;
+    int32_t ord;
+};
+#define FK_IPC_MAGIC 0x49504331u
+
+FK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
+{
+    ENTER();
+    NEED_INIT();
+    if (!h)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_find((uintptr_t)p, CMT_SPACE_ADDR, NULL);
+    struct fk_ipc ipc = {0};
+    if (a && a->kind == CMT_KIND_DEVICE)
+        ipc = (struct fk_ipc){FK_IPC_MAGIC, (int32_t)getpid(), (uint64_t)p, a->size, a->ord};
+    pthread_mutex_unlock(&fk_lock);
+    if (!ipc.magic)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(h, 0, sizeof *h);
+    memcpy(h->reserved, &ipc, sizeof ipc);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+    ENTER();
+    NEED_INIT();
+    (void)flags;
+    struct fk_ipc ipc;
+    memcpy(&ipc, h.reserved, sizeof ipc);
+    if (!pdptr || ipc.magic != FK_IPC_MAGIC)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_ctx *c = FK_CUR();
+    if (!fk_ctx_usable(c) || ipc.pid == (int32_t)getpid())
+        return CUDA_ERROR_INVALID_CONTEXT;
+    uint64_t origin = (uint64_t)ipc.pid << 48 ^ ipc.ptr;
+    pthread_mutex_lock(&fk_lock);
+    for (size_t i = 0; i < FK_NBUCKET; i++)
+        for (struct fk_alloc *a = fk_tab[i]; a; a = a->next)
+            if (a->kind == CMT_KIND_IMPORTED && a->space == CMT_SPACE_ADDR && a->origin == origin) {
+                a->refs++;
+                *pdptr = (CUdeviceptr)a->key;
+                pthread_mutex_unlock(&fk_lock);
+                return CUDA_SUCCESS;
+            }
+    void *m = fk_mem(ipc.size);
+    struct fk_alloc *a = m ? fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_IMPORTED, ipc.ord, ipc.size, c, m) : NULL;
+    if (a) {
+        a->refs = 1;
+        a->origin = origin;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    if (!a) {
+        free(m);
+        return CUDA_ERROR_MAP_FAILED;
+    }
+    *pdptr = (CUdeviceptr)(uintptr_t)m;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_alloc **link;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_find((uintptr_t)p, CMT_SPACE_ADDR, &link);
+    if (!a || a->kind != CMT_KIND_IMPORTED) {
+        pthread_mutex_unlock(&fk_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (--a->refs == 0) {
+        *link = a->next;
+        free(a->mem);
+        free(a);
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuMemExportToShareableHandle(void *sh, CUmemGenericAllocationHandle h,
+                                                CUmemAllocationHandleType type, unsigned long long flags)
+{
+    ENTER();
+    NEED_INIT();
+    if (!sh || flags || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_vmm *v = fk_vmm_of(h, NULL);
+    int fd = v && (v->handle_types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ? fcntl(v->fd, F_DUPFD_CLOEXEC, 0) : -2;
+    pthread_mutex_unlock(&fk_lock);
+    if (fd == -2)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *(int *)sh = fd;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os,
+                                                  CUmemAllocationHandleType type)
+{
+    ENTER();
+    NEED_INIT();
+    if (!h || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_INVALID_VALUE;
+    int fd = fcntl((int)(intptr_t)os, F_DUPFD_CLOEXEC, 0);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+        if (fd >= 0)
+            close(fd);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    struct fk_vmm *v = calloc(1, sizeof *v);
+    if (!v) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    /* the device: the exporter's (this fake keeps no record of it across processes: device 0) */
+    *v = (struct fk_vmm){.size = (size_t)st.st_size, .ord = 0, .fd = fd, .refs = 1, .imported = 1};
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_insert((uintptr_t)v, CMT_SPACE_VMM, CMT_KIND_IMPORTED, 0, v->size, NULL, NULL);
+    if (a)
+        a->obj = v;
+    pthread_mutex_unlock(&fk_lock);
+    if (!a) {
+        close(fd);
+        free(v);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)v;
     return CUDA_SUCCESS;
 }
 
@@ -2256,7 +2415,8 @@ static void fk_vmm_unref(CUmemGenericAllocationHandle h)
         return;
     struct fk_alloc *a = *link;
     *link = a->next;
-    fk_unreserve(a->ord, a->size);
+    if (!v->imported)
+        fk_unreserve(a->ord, a->size);
     close(v->fd);
     free(v);
     free(a);
@@ -2291,7 +2451,8 @@ FK_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
         fk_unreserve(ord, size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *v = (struct fk_vmm){.size = size, .ord = ord, .fd = fd, .refs = 1};
+    *v = (struct fk_vmm){.size = size, .ord = ord, .fd = fd, .refs = 1,
+                         .handle_types = (unsigned)prop->requestedHandleTypes};
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc *a = fk_insert((uintptr_t)v, CMT_SPACE_VMM, CMT_KIND_VMM, ord, size, NULL, NULL);
     if (a) {
@@ -2685,6 +2846,11 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuMemAddressReserve, 10020, 0, cuMemAddressReserve)                                          \
     X(cuMemAddressFree, 10020, 0, cuMemAddressFree)                                                \
     X(cuMemCreate, 10020, 0, cuMemCreate)                                                          \
+    X(cuIpcGetMemHandle, 4010, 0, cuIpcGetMemHandle)                                               \
+    X(cuIpcOpenMemHandle, 11000, 0, cuIpcOpenMemHandle_v2)                                         \
+    X(cuIpcCloseMemHandle, 4010, 0, cuIpcCloseMemHandle)                                           \
+    X(cuMemExportToShareableHandle, 10020, 0, cuMemExportToShareableHandle)                        \
+    X(cuMemImportFromShareableHandle, 10020, 0, cuMemImportFromShareableHandle)                    \
     X(cuMemRelease, 10020, 0, cuMemRelease)                                                        \
     X(cuMemMap, 10020, 0, cuMemMap)                                                                \
     X(cuMemUnmap, 10020, 0, cuMemUnmap)                                                            \
