@@ -461,6 +461,11 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
+    for (size_t k = r->nimported; k-- > 0;)
+        if (r->imported[k].open && r->imported[k].space == space && r->imported[k].ptr == e->ptr) {
+            r->imported[k].open = 0;
+            return;
+        }
     size_t i = ltab_find(&t->live, space, e->ptr);
     if (i == (size_t)-1) {
         if (!t->snapshot_only) {
@@ -678,6 +683,12 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     case CMT_REC_RETRACK:
         if (e->flags & CMT_FLAG_CAPTURED) {
             if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
+            break;
+        }
+        if (e->kind == CMT_KIND_IMPORTED) {
+            if (grow((void **)&r->imported, &r->capimported, r->nimported + 1, sizeof *r->imported) != 0) break;
+            r->imported[r->nimported++] = (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr,
+                                                                e->granted, 1};
             break;
         }
         if (!t->snapshot_only) {
@@ -948,6 +959,7 @@ void cmt_replay_trim(struct cmt_replay *r) {
 
 void cmt_replay_free(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
+    free(r->imported);
     for (size_t i = 0; i < r->ndevs; i++) free(r->devs[i].peak_top);
     free(r->devs);
     free(r->leaks);

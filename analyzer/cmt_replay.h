@@ -118,6 +118,14 @@ struct cmt_replay;
 
 typedef void (*cmt_event_hook)(void *arg, const struct cmt_event *ev, const struct cmt_replay *r);
 
+/* Memory another process allocated, mapped into this one (kind imported): kept out of the live
+ * table, so never in this process's leaks, peaks or OOM snapshots. */
+struct cmt_imported {
+    int64_t device;
+    uint64_t space, ptr, bytes;
+    int open; /* not released (yet, or at the end) */
+};
+
 struct cmt_replay {
     size_t top_n;             /* stacks kept per peak / OOM snapshot */
     cmt_event_hook hook;      /* called after each event is applied (may be NULL) */
@@ -147,6 +155,8 @@ struct cmt_replay {
     struct cmt_growth *growth; /* sorted by bytes_per_marker, largest first */
     size_t ngrowth;
     struct cmt_pools *pools;   /* NVTX memory heaps (cmt_pools.h), NULL until one is seen */
+    struct cmt_imported *imported; /* in order of import */
+    size_t nimported, capimported;
 
     struct cmt_replay_live *t; /* internal */
 };

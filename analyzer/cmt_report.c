@@ -576,6 +576,30 @@ void cmt_report_text(struct cmt_analysis *a, FILE *f) {
                     (unsigned long long)r->host_allocations, (unsigned long long)r->host_frees, "pinned/registered host memory");
     }
     if (!anydev) fprintf(f, "  (no device memory recorded)\n");
+    int anyimp = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->nimported; k++) {
+            int64_t dev = r->imported[k].device;
+            size_t first = 0;
+            while (r->imported[first].device != dev) first++;
+            if (first < k) continue; /* this device was printed */
+            uint64_t n = 0, open = 0, bytes = 0;
+            for (size_t m = k; m < r->nimported; m++)
+                if (r->imported[m].device == dev) {
+                    n++;
+                    if (r->imported[m].open) {
+                        open++;
+                        bytes += r->imported[m].bytes;
+                    }
+                }
+            if (!anyimp++)
+                fprintf(f, "\nimported (another process's memory mapped here; not in this process's leaks or peaks)\n"
+                           "  %-7s %-4s %8s %8s %12s\n", "PID", "DEV", "IMPORTS", "OPEN", "OPEN-BYTES");
+            fprintf(f, "  %-7u %-4lld %8llu %8llu %12s\n", a->procs[i].hdr.pid, (long long)dev, (unsigned long long)n,
+                    (unsigned long long)open, cmt_human_size(bytes, b1, sizeof b1));
+        }
+    }
     if (a->nleaks) {
         fprintf(f, "\nleaks (top %zu of %zu)\n", a->nleaks < top ? a->nleaks : top, a->nleaks);
         for (size_t i = 0; i < a->nleaks && i < top; i++) {
@@ -770,6 +794,33 @@ void cmt_report_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_u64(j, "leaked_bytes", hl);
     cmt_json_u64(j, "peak_bytes", hp);
     cmt_json_object_end(j);
+    cmt_json_array(j, "imported");
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->nimported; k++) {
+            int64_t dev = r->imported[k].device;
+            size_t first = 0;
+            while (r->imported[first].device != dev) first++;
+            if (first < k) continue;
+            uint64_t n = 0, open = 0, bytes = 0;
+            for (size_t m = k; m < r->nimported; m++)
+                if (r->imported[m].device == dev) {
+                    n++;
+                    if (r->imported[m].open) {
+                        open++;
+                        bytes += r->imported[m].bytes;
+                    }
+                }
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
+            cmt_json_i64(j, "device", dev);
+            cmt_json_u64(j, "imports", n);
+            cmt_json_u64(j, "open", open);
+            cmt_json_u64(j, "open_bytes", bytes);
+            cmt_json_object_end(j);
+        }
+    }
+    cmt_json_array_end(j);
     cmt_json_array(j, "leaks");
     for (size_t i = 0; i < a->nleaks && i < a->opts.top_n; i++) {
         const struct cmt_rleak *l = &a->leaks[i];
