@@ -208,9 +208,9 @@ enum cmt_marker_flags {
     X(WRITE_STOPPED, "write_stopped")         /* 1 when writing stopped (disk full, size limit) */   \
     X(UNMATCHED_PROC, "unmatched_proc")       /* cuGetProcAddress results passed through */          \
     X(DEEPBIND_STRIPPED, "deepbind_stripped") /* dlopen calls whose RTLD_DEEPBIND was removed */     \
-    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */        \
-    X(CTX_TABLE_FULL, "ctx_table_full")       /* contexts the context table could not hold */ \
-    X(POOL_TABLE_FULL, "pool_table_full")     /* pools the pool table could not hold */       \
+    X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */          \
+    X(CTX_TABLE_FULL, "ctx_table_full")       /* contexts the context table could not hold */  \
+    X(POOL_TABLE_FULL, "pool_table_full")     /* pools the pool table could not hold */        \
     X(VMM_UNDO_FULL, "vmm_undo_full")         /* VMM undo records not kept (refusal lost) */
 
 enum cmt_counter {

@@ -43,11 +43,15 @@ void *cmt_real_slot(enum cmt_api api) {
     f = driver_sym(cmt_apis[api].sym);
     if (!f) {
         if (driver_handle())
-            cmt_warn_once(&warned_missing[api], "warning: %s is not exported by the CUDA driver "
-                          "(libcuda.so.1); the call returns CUDA_ERROR_NOT_FOUND", cmt_apis[api].sym);
+            cmt_warn_once(&warned_missing[api],
+                          "warning: %s is not exported by the CUDA driver "
+                          "(libcuda.so.1); the call returns CUDA_ERROR_NOT_FOUND",
+                          cmt_apis[api].sym);
         else
-            cmt_warn_once(&warned_nodriver, "warning: %s: no CUDA driver (libcuda.so.1) found; the "
-                          "call returns CUDA_ERROR_NOT_FOUND", cmt_apis[api].sym);
+            cmt_warn_once(&warned_nodriver,
+                          "warning: %s: no CUDA driver (libcuda.so.1) found; the "
+                          "call returns CUDA_ERROR_NOT_FOUND",
+                          cmt_apis[api].sym);
         return NULL;
     }
     cmt_set_real_slot(api, f);
@@ -212,14 +216,18 @@ static uint16_t ctx_register(uint64_t handle, int device) {
         if (ctxs[i].alive && ctxs[i].handle == handle) return (uint16_t)(i + 1);
     if (!cmt_writer_ensure()) return 0;
     uint32_t i = nctx;
-    if (nctx < MAX_CTX)
+    if (nctx < MAX_CTX) {
         nctx++;
-    else /* full: reuse the slot of a context a teardown ended (its allocations ended with it) */
-        for (i = 0; i < MAX_CTX && ctxs[i].alive; i++) {}
+    } else { /* full: reuse the slot of a context a teardown ended (its allocations ended with it) */
+        i = 0;
+        while (i < MAX_CTX && ctxs[i].alive) i++;
+    }
     if (i >= MAX_CTX) {
         cmt_counter_add(CMT_CTR_CTX_TABLE_FULL, 1);
-        cmt_warn_once(&warned_ctx_full, "warning: more than %d live CUDA contexts; the rest are not "
-                                        "told apart (counted in ctx_table_full)", MAX_CTX);
+        cmt_warn_once(&warned_ctx_full,
+                      "warning: more than %d live CUDA contexts; the rest are not "
+                      "told apart (counted in ctx_table_full)",
+                      MAX_CTX);
         return 0;
     }
     ctxs[i].handle = handle;
@@ -277,7 +285,8 @@ void cmt_ctx_primary_retained(int device, uint64_t handle) {
     pthread_mutex_lock(&ctx_lock);
     primary_handle[device] = handle;
     for (uint32_t i = 0; i < nctx; i++)
-        if (ctxs[i].alive && ctxs[i].handle == handle && ctxs[i].device == device) ctxs[i].primary = true;
+        if (ctxs[i].alive && ctxs[i].handle == handle && ctxs[i].device == device)
+            ctxs[i].primary = true;
     pthread_mutex_unlock(&ctx_lock);
 }
 
@@ -309,12 +318,15 @@ int cmt_ctx_handle_device(CUcontext ctx) {
     return dev;
 }
 
-bool cmt_ctx_is_primary(uint16_t idx) { return idx && idx <= nctx && ctxs[idx - 1].primary; }
+bool cmt_ctx_is_primary(uint16_t idx) {
+    return idx && idx <= nctx && ctxs[idx - 1].primary;
+}
 
 void cmt_ctx_end(uint16_t idx, int device) {
     pthread_mutex_lock(&ctx_lock);
     for (uint32_t i = 0; i < nctx; i++)
-        if (idx ? i + 1 == idx : ctxs[i].device == device && !ctxs[i].primary) ctxs[i].alive = false;
+        if (idx ? i + 1 == idx : ctxs[i].device == device && !ctxs[i].primary)
+            ctxs[i].alive = false;
     atomic_fetch_add(&ctx_epoch, 1);
     pthread_mutex_unlock(&ctx_lock);
 }

@@ -29,12 +29,14 @@
       (CUdevice dev, unsigned int *flags, int *active))                                            \
     X(cuCtxPushCurrent, 4000, "cuCtxPushCurrent_v2", (CUcontext ctx))                              \
     X(cuCtxPopCurrent, 4000, "cuCtxPopCurrent_v2", (CUcontext * pctx))                             \
-    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", (CUstream hStream, CUcontext * pctx))                 \
+    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", (CUstream hStream, CUcontext * pctx))                \
     X(cuDeviceGetCount, 2000, "cuDeviceGetCount", (int *count))                                    \
-    X(cuDeviceGetDefaultMemPool, 11020, "cuDeviceGetDefaultMemPool", (CUmemoryPool * pool, CUdevice dev)) \
-    X(cuDeviceGetMemPool, 11020, "cuDeviceGetMemPool", (CUmemoryPool * pool, CUdevice dev)) \
-    X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2", (CUdeviceptr * base, size_t * size, CUdeviceptr ptr)) \
-    X(cuMemGetAllocationPropertiesFromHandle, 10020, "cuMemGetAllocationPropertiesFromHandle",    \
+    X(cuDeviceGetDefaultMemPool, 11020, "cuDeviceGetDefaultMemPool",                               \
+      (CUmemoryPool * pool, CUdevice dev))                                                         \
+    X(cuDeviceGetMemPool, 11020, "cuDeviceGetMemPool", (CUmemoryPool * pool, CUdevice dev))        \
+    X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2",                                       \
+      (CUdeviceptr * base, size_t * size, CUdeviceptr ptr))                                        \
+    X(cuMemGetAllocationPropertiesFromHandle, 10020, "cuMemGetAllocationPropertiesFromHandle",     \
       (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))
 
 #define CMT_DRV_DECL(name, ver, exported, params)                                                  \

@@ -143,7 +143,8 @@ static uint32_t ipc_ref(uint64_t ptr, int delta) {
     uint32_t before = 0;
     pthread_mutex_lock(&ipc_lock);
     int i = 0;
-    while (i < nipcs && ipcs[i].ptr != ptr) i++;
+    while (i < nipcs && ipcs[i].ptr != ptr)
+        i++;
     if (i < nipcs) before = ipcs[i].refs;
     if (delta > 0) {
         if (i == nipcs && nipcs < MAX_IPC) {
@@ -207,12 +208,14 @@ static int pool_device_any(CUmemoryPool pool) {
  * the stream's device's current pool), the location's (cuMemCreate), else the context's. */
 static int failed_device(const struct cmt_call *c, int ctx_device) {
     if (c->family == CMT_FAM_VMM_CREATE && c->vmm_prop)
-        return c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id : -1;
+        return c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id
+                                                                         : -1;
     if (c->kind == CMT_KIND_ASYNC) {
         int d = c->pool ? pool_device_any(c->pool) : -2;
         if (d != -2) return d;
         CUcontext sctx = NULL;
-        if ((uintptr_t)c->stream > 2 && CMT_DRV(cuStreamGetCtx, c->stream, &sctx) == CUDA_SUCCESS && sctx) {
+        if ((uintptr_t)c->stream > 2 && CMT_DRV(cuStreamGetCtx, c->stream, &sctx) == CUDA_SUCCESS &&
+            sctx) {
             d = cmt_ctx_handle_device(sctx);
             if (d != -2) return d;
         }
@@ -229,12 +232,15 @@ static void alloc_pre(struct cmt_call *c) {
         atexit(on_exit_begin);
     c->ctx_idx = cmt_ctx_current(&c->device);
     c->stack = cmt_stack_capture(c->frame);
-    c->captured = c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
+    c->captured =
+        c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
     int d = c->device;
     if (c->family == CMT_FAM_VMM_IMPORT || c->family == CMT_FAM_IPC_OPEN)
         d = -2; /* known after the call */
     else if (c->family == CMT_FAM_VMM_CREATE)
-        d = c->vmm_prop && c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id : -1;
+        d = c->vmm_prop && c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
+                ? c->vmm_prop->location.id
+                : -1;
     else if (c->kind == CMT_KIND_HOST_PINNED || c->kind == CMT_KIND_HOST_REGISTERED)
         d = -1;
     else if (c->kind == CMT_KIND_ASYNC && c->pool && !pool_device((uint64_t)(uintptr_t)c->pool, &d))
@@ -272,10 +278,14 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
         if (ipc_ref(ptr, 1)) return; /* this mapping was opened before: one more reference */
         CUdeviceptr base = 0;
         size_t size = 0;
-        if (CMT_DRV(cuMemGetAddressRange, &base, &size, (CUdeviceptr)ptr) == CUDA_SUCCESS) c->size = size;
+        if (CMT_DRV(cuMemGetAddressRange, &base, &size, (CUdeviceptr)ptr) == CUDA_SUCCESS)
+            c->size = size;
         int ord = -1;
-        device = CMT_DRV(cuPointerGetAttribute, &ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)ptr) ==
-                         CUDA_SUCCESS && ord >= 0 ? ord : ctx_device;
+        device = CMT_DRV(cuPointerGetAttribute, &ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                         (CUdeviceptr)ptr) == CUDA_SUCCESS &&
+                         ord >= 0
+                     ? ord
+                     : ctx_device;
     } else {
         device = alloc_device(c, ptr, ctx_device);
     }
@@ -295,7 +305,8 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     }
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
                    seq, 0);
-    if (!(flags & CMT_FLAG_CAPTURED) && c->kind != CMT_KIND_IMPORTED) cmt_live_add(device, (int64_t)c->size, c->caller);
+    if (!(flags & CMT_FLAG_CAPTURED) && c->kind != CMT_KIND_IMPORTED)
+        cmt_live_add(device, (int64_t)c->size, c->caller);
 }
 
 /* ---- frees ---- */
@@ -331,7 +342,8 @@ static void free_refused(struct cmt_call *c, CUresult r) {
         cmt_ptr_insert(&e, &seq);
         cmt_emit_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
                        c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
-        if (c->saved.kind != CMT_KIND_IMPORTED) cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
+        if (c->saved.kind != CMT_KIND_IMPORTED)
+            cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
     } else if (c->tracked_before == 0) {
         emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
     }
@@ -397,7 +409,9 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_ARRAY_CREATE:
     case CMT_FAM_VMM_CREATE:
     case CMT_FAM_IPC_OPEN:
-    case CMT_FAM_VMM_IMPORT: alloc_pre(c); break;
+    case CMT_FAM_VMM_IMPORT:
+        alloc_pre(c);
+        break;
     case CMT_FAM_IPC_CLOSE:
         /* the last reference unmaps: a free; an earlier one releases nothing */
         c->tracked_before = -2;
@@ -416,7 +430,9 @@ bool cmt_hook_pre(struct cmt_call *c) {
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
     case CMT_FAM_VMM_UNMAP: cmt_vmm_unmap_pre(c); break;
-    case CMT_FAM_CTX_DESTROY: c->teardown_ctx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx); break;
+    case CMT_FAM_CTX_DESTROY:
+        c->teardown_ctx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx);
+        break;
     default: break;
     }
     return true;
@@ -429,7 +445,9 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     case CMT_FAM_ARRAY_CREATE:
     case CMT_FAM_VMM_CREATE:
     case CMT_FAM_IPC_OPEN:
-    case CMT_FAM_VMM_IMPORT: track_alloc(c, r); break;
+    case CMT_FAM_VMM_IMPORT:
+        track_alloc(c, r);
+        break;
     case CMT_FAM_IPC_CLOSE:
         if (r != CUDA_SUCCESS) {
             if (c->tracked_before == 1 || c->tracked_before == -3)
@@ -479,7 +497,8 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         break;
     case CMT_FAM_CTX_DESTROY:
         if (r == CUDA_SUCCESS && c->teardown_ctx)
-            teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx), 0);
+            teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx),
+                     0);
         break;
     case CMT_FAM_GETPROC:
         if (r == CUDA_SUCCESS && c->out) {

@@ -174,7 +174,8 @@ static void fork_token_init(void) {
 
 void cmt_init(void) {
     if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) {
-        if (CMT_UNLIKELY(fork_token && !*fork_token)) fork_child(); /* a child, before our handler */
+        if (CMT_UNLIKELY(fork_token && !*fork_token))
+            fork_child(); /* a child, before our handler */
         return;
     }
     int expected = 0;
@@ -234,7 +235,8 @@ CMT_EXPORT void _exit(int status) {
     emit_exit(CMT_EXIT_IMMEDIATE, status);
     void (*real)(int) = (void (*)(int))cmt_next_sym("_exit");
     if (CMT_LIKELY(real != NULL)) real(status);
-    for (;;) syscall(SYS_exit_group, status);
+    for (;;)
+        syscall(SYS_exit_group, status);
 }
 
 CMT_EXPORT void _Exit(int status) { _exit(status); }

@@ -21,8 +21,8 @@ struct handle {
     uint64_t handle, size;
     uint32_t stack, refs, maps;
     int device;
-    uint8_t kind;  /* CMT_KIND_VMM or CMT_KIND_IMPORTED */
-    bool pending;  /* imported, not mapped yet: nothing recorded */
+    uint8_t kind; /* CMT_KIND_VMM or CMT_KIND_IMPORTED */
+    bool pending; /* imported, not mapped yet: nothing recorded */
 };
 struct mapping {
     UT_hash_handle hh;
@@ -90,7 +90,11 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     pthread_mutex_lock(&lock);
     struct handle *h = calloc(1, sizeof *h);
     if (h) {
-        *h = (struct handle){.handle = handle, .size = c->size, .stack = stack, .refs = 1, .device = device,
+        *h = (struct handle){.handle = handle,
+                             .size = c->size,
+                             .stack = stack,
+                             .refs = 1,
+                             .device = device,
                              .kind = CMT_KIND_VMM};
         vmm_oom = 0;
         HASH_ADD(hh, handles, handle, sizeof h->handle, h);
@@ -110,14 +114,19 @@ void cmt_vmm_imported(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     int device = -2;
     CUmemAllocationProp prop;
     memset(&prop, 0, sizeof prop);
-    if (CMT_DRV(cuMemGetAllocationPropertiesFromHandle, &prop, (CUmemGenericAllocationHandle)handle) == CUDA_SUCCESS)
+    if (CMT_DRV(cuMemGetAllocationPropertiesFromHandle, &prop,
+                (CUmemGenericAllocationHandle)handle) == CUDA_SUCCESS)
         device = prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop.location.id : -1;
     if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
     struct handle *h = calloc(1, sizeof *h);
     if (h) {
-        *h = (struct handle){.handle = handle, .stack = stack, .refs = 1, .device = device,
-                             .kind = CMT_KIND_IMPORTED, .pending = true};
+        *h = (struct handle){.handle = handle,
+                             .stack = stack,
+                             .refs = 1,
+                             .device = device,
+                             .kind = CMT_KIND_IMPORTED,
+                             .pending = true};
         vmm_oom = 0;
         HASH_ADD(hh, handles, handle, sizeof h->handle, h);
         if (vmm_oom) {
@@ -179,8 +188,9 @@ void cmt_vmm_mapped(struct cmt_call *c) {
     if (h && h->pending) { /* an imported handle's first mapping: recorded now, with its size */
         h->pending = false;
         h->size = c->size;
-        cmt_emit_alloc(CMT_REC_ALLOC, CMT_API_cuMemImportFromShareableHandle, CMT_KIND_IMPORTED, CMT_SPACE_VMM,
-                       h->device, h->handle, h->size, h->size, h->stack, 0, cmt_next_seq(), 0);
+        cmt_emit_alloc(CMT_REC_ALLOC, CMT_API_cuMemImportFromShareableHandle, CMT_KIND_IMPORTED,
+                       CMT_SPACE_VMM, h->device, h->handle, h->size, h->size, h->stack, 0,
+                       cmt_next_seq(), 0);
     }
     emit_map(1, c->ptr, c->size, c->handle);
     pthread_mutex_unlock(&lock);

@@ -7,9 +7,7 @@
 void *__real_cmt_next_sym(const char *name);
 void *__wrap_cmt_next_sym(const char *name);
 
-__attribute__((visibility("hidden"))) void *__wrap_cmt_next_sym(const char *name)
-{
-    if (!strcmp(name, "exit") || !strcmp(name, "_exit"))
-        return NULL;
+__attribute__((visibility("hidden"))) void *__wrap_cmt_next_sym(const char *name) {
+    if (!strcmp(name, "exit") || !strcmp(name, "_exit")) return NULL;
     return __real_cmt_next_sym(name);
 }
