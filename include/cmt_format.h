@@ -146,7 +146,13 @@ enum cmt_rec {
  * (space ADDR: the mapped address, size of the mapping, ended by cuIpcCloseMemHandle; nested
  * opens of one handle are recorded once) and cuMemImportFromShareableHandle (space VMM: the
  * handle, recorded at its first cuMemMap with that mapping's size, ended like a VMM handle). It is
- * not this process's allocation: readers keep it out of this process's leaks and peaks. */
+ * not this process's allocation: readers keep it out of this process's leaks and peaks.
+ * GRAPH (minor 1): the allocation of a graph memory node (cuGraphAddMemAllocNode, or a
+ * stream-ordered allocation captured into a graph), recorded when a launch of the graph reaches it
+ * (at the node's fixed address, with the stack of the node's creation or of the capture, ctx 0)
+ * and ended by a FREE: a free node in a launch, cuMemFree/cuMemFreeAsync outside the graph, or the
+ * next launch of an executable instantiated with AUTO_FREE_ON_LAUNCH. Destroying the graph or
+ * its executable does not end it. */
 #define CMT_KINDS(X)                                                                               \
     X(DEVICE, "device")                                                                            \
     X(PITCH, "pitch")                                                                              \
@@ -156,7 +162,8 @@ enum cmt_rec {
     X(HOST_REGISTERED, "host-registered")                                                          \
     X(VMM, "vmm")                                                                                  \
     X(ARRAY, "array")                                                                              \
-    X(IMPORTED, "imported") /* another process's memory mapped here (IPC, shareable handle) */
+    X(IMPORTED, "imported") /* another process's memory mapped here (IPC, shareable handle) */   \
+    X(GRAPH, "graph")       /* graph memory: a graph memory node's allocation, live from a launch */
 
 enum cmt_kind {
 #define CMT_KIND_ENUM(id, name) CMT_KIND_##id,

@@ -5,9 +5,11 @@
  * wrappers (cmt_wrappers.c) call these two for every hooked variant.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmt_driver.h"
+#include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
@@ -164,6 +166,12 @@ static uint32_t ipc_ref(uint64_t ptr, int delta) {
 
 /* ---- allocations ---- */
 
+static uint64_t stream_key(const struct cmt_call *c) {
+    CUstream s = c->stream;
+    if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
+    return (uint64_t)(uintptr_t)s;
+}
+
 static bool stream_capturing(const struct cmt_call *c) {
     CUstream s = c->stream;
     if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
@@ -305,6 +313,10 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     }
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
                    seq, 0);
+    if (c->captured) { /* an alloc node of the graph being captured: memory from its launches */
+        struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
+        cmt_graph_add(stream_key(c), true, &n);
+    }
     if (!(flags & CMT_FLAG_CAPTURED) && c->kind != CMT_KIND_IMPORTED)
         cmt_live_add(device, (int64_t)c->size, c->caller);
 }
@@ -317,6 +329,8 @@ static void untrack(struct cmt_call *c) {
     if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {
         c->tracked_before = -1; /* a free node in a graph: nothing is released now */
         cmt_emit_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_next_seq());
+        struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
+        cmt_graph_add(stream_key(c), true, &n);
         return;
     }
     struct cmt_entry e;
@@ -347,6 +361,44 @@ static void free_refused(struct cmt_call *c, CUresult r) {
     } else if (c->tracked_before == 0) {
         emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
     }
+}
+
+/* ---- graph launches: graph memory becomes live (kind graph) ---- */
+
+static void graph_end(enum cmt_api api, uint64_t ptr) {
+    struct cmt_entry e;
+    uint64_t seq;
+    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, &e, &seq)) {
+        cmt_emit_free(api, CMT_SPACE_ADDR, e.device, ptr, seq);
+        cmt_live_add(e.device, -(int64_t)e.size, NULL);
+    }
+}
+
+/* After a successful launch (the order of the driver's own work: AUTO_FREE_ON_LAUNCH frees the
+ * last launch's memory, the alloc nodes allocate, the free nodes free). */
+static void graph_launched(struct cmt_call *c) {
+    int n = 0;
+    unsigned long long flags = 0;
+    struct cmt_gnode *nodes = cmt_graph_exec_nodes((uint64_t)(uintptr_t)c->exec, &n, &flags);
+    if (!nodes) return;
+    if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
+        for (int i = 0; i < n; i++)
+            if (!nodes[i].is_free) graph_end(c->api, nodes[i].ptr);
+    for (int i = 0; i < n; i++) {
+        if (nodes[i].is_free) continue;
+        struct cmt_gnode *g = &nodes[i];
+        struct cmt_entry e = {.key = g->ptr, .size = g->size, .stack = g->stack, .ctx = 0,
+                              .device = (int8_t)g->device,
+                              .kind_space = (uint8_t)(CMT_KIND_GRAPH << 2 | CMT_SPACE_ADDR)};
+        uint64_t seq;
+        cmt_ptr_insert(&e, &seq);
+        cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_GRAPH, CMT_SPACE_ADDR, g->device, g->ptr, g->size,
+                       g->size, g->stack, 0, seq, 0);
+        cmt_live_add(g->device, (int64_t)g->size, c->caller);
+    }
+    for (int i = 0; i < n; i++)
+        if (nodes[i].is_free) graph_end(c->api, nodes[i].ptr);
+    free(nodes);
 }
 
 /* ---- context teardown ---- */
@@ -476,6 +528,45 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         break;
     case CMT_FAM_POOL_DESTROY:
         if (r == CUDA_SUCCESS && cmt_writer_path()) pool_destroyed(c);
+        break;
+    case CMT_FAM_GRAPH_ALLOC_NODE:
+        if (r == CUDA_SUCCESS && c->mem_node && cmt_writer_ensure()) {
+            const CUDA_MEM_ALLOC_NODE_PARAMS *p = c->mem_node;
+            struct cmt_gnode n = {.ptr = p->dptr, .size = p->bytesize, .stack = cmt_stack_capture(c->frame),
+                                  .device = p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE
+                                                ? p->poolProps.location.id : -2};
+            if (n.device >= 0) cmt_device_note(n.device);
+            cmt_graph_add((uint64_t)(uintptr_t)c->graph, false, &n);
+        }
+        break;
+    case CMT_FAM_GRAPH_FREE_NODE:
+        if (r == CUDA_SUCCESS) {
+            struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
+            cmt_graph_add((uint64_t)(uintptr_t)c->graph, false, &n);
+        }
+        break;
+    case CMT_FAM_CAPTURE_END:
+        if (r == CUDA_SUCCESS && c->out) {
+            CUgraph g = NULL;
+            memcpy(&g, c->out, sizeof g);
+            cmt_graph_capture_end(stream_key(c), (uint64_t)(uintptr_t)g);
+        }
+        break;
+    case CMT_FAM_GRAPH_INSTANTIATE:
+        if (r == CUDA_SUCCESS && c->out) {
+            CUgraphExec e = NULL;
+            memcpy(&e, c->out, sizeof e);
+            cmt_graph_instantiate((uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)c->graph, c->flags64);
+        }
+        break;
+    case CMT_FAM_GRAPH_LAUNCH:
+        if (r == CUDA_SUCCESS) graph_launched(c);
+        break;
+    case CMT_FAM_GRAPH_EXEC_DESTROY:
+        if (r == CUDA_SUCCESS) cmt_graph_exec_destroy((uint64_t)(uintptr_t)c->exec);
+        break;
+    case CMT_FAM_GRAPH_DESTROY:
+        if (r == CUDA_SUCCESS) cmt_graph_destroy((uint64_t)(uintptr_t)c->graph);
         break;
     case CMT_FAM_CTX_RETAIN:
         if (r == CUDA_SUCCESS && c->out) {

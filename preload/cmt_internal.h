@@ -43,6 +43,13 @@ enum cmt_family {
     CMT_FAM_IPC_OPEN,
     CMT_FAM_IPC_CLOSE,
     CMT_FAM_VMM_IMPORT,
+    CMT_FAM_GRAPH_ALLOC_NODE,
+    CMT_FAM_GRAPH_FREE_NODE,
+    CMT_FAM_CAPTURE_END,
+    CMT_FAM_GRAPH_INSTANTIATE,
+    CMT_FAM_GRAPH_LAUNCH,
+    CMT_FAM_GRAPH_EXEC_DESTROY,
+    CMT_FAM_GRAPH_DESTROY,
     CMT_FAM_POOL_CREATE,
     CMT_FAM_POOL_DESTROY,
     CMT_FAM_CTX_RETAIN,
@@ -81,6 +88,9 @@ struct cmt_call {
     const CUmemPoolProps *pool_props;
     CUdevice dev;
     CUcontext ctx;
+    CUgraph graph;
+    CUgraphExec exec;
+    CUDA_MEM_ALLOC_NODE_PARAMS *mem_node;
     const void *caller;      /* return address into the application */
     const void *frame;       /* the wrapper's frame address (stack cache key) */
     const char *sym;         /* cuGetProcAddress */

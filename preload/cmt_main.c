@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmt_driver.h"
+#include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
@@ -140,6 +141,7 @@ static void fork_child(void) {
     cmt_modules_fork_child();
     cmt_driver_fork_child();
     cmt_vmm_fork_child();
+    cmt_graph_fork_child();
     cmt_events_fork_child();
     cmt_tls.gen = atomic_load(&cmt_generation);
     if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);

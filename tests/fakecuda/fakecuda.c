@@ -51,7 +51,7 @@ static const char *const fk_kind_names[] = {
 #undef FK_KIND_NAME
 };
 
-enum { FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
+enum { FK_MAGIC_EXEC = 0x45584543, FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
        FK_MAGIC_GRAPH = 0x47524150, FK_MAGIC_ARRAY = 0x41525241, FK_MAGIC_EVENT = 0x45564e54 };
 
 struct fk_ctx {
@@ -70,8 +70,19 @@ struct fk_pool {
     int loc_id;
 };
 
+struct fk_alloc;
 struct fk_graph {
     int magic;
+    struct fk_alloc **allocs; /* its memory alloc nodes (entries of fk_tab, kind graph) */
+    int nalloc, capalloc;
+    uintptr_t *frees;         /* its memory free nodes */
+    int nfree, capfree;
+};
+
+struct fk_exec {
+    int magic;
+    struct fk_graph *g;
+    unsigned long long flags;
 };
 
 struct fk_stream {
@@ -113,6 +124,7 @@ struct fk_alloc {
     void *obj;             /* fk_vmm / fk_array */
     struct fk_pool *pool;
     struct fk_graph *graph; /* captured: a graph node, not counted */
+    int glive;             /* kind graph: allocated by a launch, not freed yet */
     int refs;              /* imported (IPC): opens of the same handle in this process */
     uint64_t origin;       /* imported (IPC): exporter pid << 48 ^ its pointer */
 };
@@ -391,7 +403,7 @@ static void fk_gt_write(void)
     }
     for (size_t i = 0; i < FK_NBUCKET; i++)
         for (struct fk_alloc *a = fk_tab[i]; a; a = a->next)
-            if (!a->graph)
+            if (a->kind == CMT_KIND_GRAPH ? a->glive : !a->graph)
                 fk_leak_line(&b, a, "exit");
     fk_fast_leaks(&b);
     char tmp[4200];
@@ -611,7 +623,7 @@ static int fk_ctx_usable(struct fk_ctx *c) { return c && c->alive; }
 
 static void fk_free_alloc_mem(struct fk_alloc *a)
 {
-    if (fk_counts_on_device(a->kind) && !a->graph)
+    if (a->kind == CMT_KIND_GRAPH ? a->glive : fk_counts_on_device(a->kind) && !a->graph)
         fk_unreserve(a->ord, a->size);
     if (a->kind == CMT_KIND_ARRAY && a->obj) {
         struct fk_array *arr = a->obj;
@@ -621,6 +633,53 @@ static void fk_free_alloc_mem(struct fk_alloc *a)
     } else if (a->mem) {
         free(a->mem);
     }
+}
+
+/* Graph memory helpers (fk_lock held). */
+static size_t fk_graph_used[FK_MAX_DEV];
+static int fk_graph_add_alloc(struct fk_graph *g, struct fk_alloc *a)
+{
+    if (g->nalloc == g->capalloc) {
+        int nc = g->capalloc ? g->capalloc * 2 : 8;
+        struct fk_alloc **n = realloc(g->allocs, (size_t)nc * sizeof *n);
+        if (!n)
+            return 0;
+        g->allocs = n;
+        g->capalloc = nc;
+    }
+    g->allocs[g->nalloc++] = a;
+    return 1;
+}
+static int fk_graph_add_free(struct fk_graph *g, uintptr_t p)
+{
+    if (g->nfree == g->capfree) {
+        int nc = g->capfree ? g->capfree * 2 : 8;
+        uintptr_t *n = realloc(g->frees, (size_t)nc * sizeof *n);
+        if (!n)
+            return 0;
+        g->frees = n;
+        g->capfree = nc;
+    }
+    g->frees[g->nfree++] = p;
+    return 1;
+}
+/* Frees the memory of a launched graph allocation; its address stays the node's while its graph
+ * lives (an orphan, whose graph was destroyed, is removed). 0 when it was not allocated. */
+static int fk_graph_free(struct fk_alloc *a, struct fk_alloc **link)
+{
+    if (!a->glive)
+        return 0;
+    fk_unreserve(a->ord, a->size);
+    fk_graph_used[a->ord] -= a->size;
+    a->glive = 0;
+    fk_free_calls++;
+    if (!a->graph && link) {
+        *link = a->next;
+        free(a->mem);
+        free(a);
+    }
+    fk_changed();
+    return 1;
 }
 
 static void fk_fast_teardown(int ctxid);
@@ -1143,9 +1202,22 @@ FK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
     return CUDA_SUCCESS;
 }
 
+static CUresult fk_ipc_open(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags);
+/* the CUDA 4.1 ABI variant (same parameters) */
+FK_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+    ENTER();
+    return fk_ipc_open(pdptr, h, flags);
+}
+
 FK_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
 {
     ENTER();
+    return fk_ipc_open(pdptr, h, flags);
+}
+
+static CUresult fk_ipc_open(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
     NEED_INIT();
     (void)flags;
     struct fk_ipc ipc;
@@ -1624,6 +1696,11 @@ static CUresult fk_free_linear(uintptr_t p, unsigned mask, CUresult notfound)
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc **link;
     struct fk_alloc *a = fk_find(p, CMT_SPACE_ADDR, &link);
+    if (a && a->kind == CMT_KIND_GRAPH && (mask & (1u << CMT_KIND_DEVICE))) {
+        CUresult r = fk_graph_free(a, link) ? CUDA_SUCCESS : notfound;
+        pthread_mutex_unlock(&fk_lock);
+        return r;
+    }
     if (!a || !(mask & (1u << a->kind)) || a->graph) {
         pthread_mutex_unlock(&fk_lock);
         return notfound;
@@ -2094,7 +2171,10 @@ FK_EXPORT CUresult cuGraphDestroy(CUgraph g)
         struct fk_alloc **pp = &fk_tab[i];
         while (*pp) {
             struct fk_alloc *a = *pp;
-            if (a->graph == gr) {
+            if (a->graph == gr && a->glive) {
+                a->graph = NULL; /* live graph memory outlives its graph (Graph Memory Nodes) */
+                pp = &a->next;
+            } else if (a->graph == gr) {
                 *pp = a->next;
                 fk_free_alloc_mem(a);
                 free(a);
@@ -2104,7 +2184,182 @@ FK_EXPORT CUresult cuGraphDestroy(CUgraph g)
     }
     pthread_mutex_unlock(&fk_lock);
     gr->magic = 0;
+    free(gr->allocs);
+    free(gr->frees);
     free(gr);
+    return CUDA_SUCCESS;
+}
+
+/* Graph memory nodes (CUDA Programming Guide, "Graph Memory Nodes"): an alloc node's address is
+ * fixed when the node is made; the memory is allocated (counted against the device, alloc_calls)
+ * when a launch reaches the node, and freed by a free node of a launch, by cuMemFree /
+ * cuMemFreeAsync outside the graph, or, for an executable instantiated with
+ * AUTO_FREE_ON_LAUNCH, at its next launch (without it, relaunching while the memory is still
+ * allocated fails). Destroying the graph or the executable frees nothing. This fake returns graph
+ * memory to the device at once (nothing is kept reserved): cuDeviceGraphMemTrim has nothing to
+ * do, and reserved equals used in cuDeviceGetGraphMemAttribute. */
+static size_t fk_graph_high[FK_MAX_DEV];
+
+FK_EXPORT CUresult cuGraphCreate(CUgraph *pg, unsigned int flags)
+{
+    ENTER();
+    NEED_INIT();
+    if (!pg || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    g->magic = FK_MAGIC_GRAPH;
+    *pg = (CUgraph)g;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                          CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+    ENTER();
+    NEED_INIT();
+    (void)deps;
+    (void)ndeps;
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!node || !g || g->magic != FK_MAGIC_GRAPH || !p || !p->bytesize ||
+        p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fk_valid_dev(p->poolProps.location.id))
+        return CUDA_ERROR_INVALID_DEVICE;
+    void *m = fk_mem(p->bytesize);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a =
+        fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, p->poolProps.location.id, p->bytesize, NULL, m);
+    if (a) {
+        a->graph = g;
+        if (!fk_graph_add_alloc(g, a))
+            a = NULL;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    if (!a)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    p->dptr = (CUdeviceptr)(uintptr_t)m;
+    *node = (CUgraphNode)a;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                         CUdeviceptr dptr)
+{
+    ENTER();
+    NEED_INIT();
+    (void)deps;
+    (void)ndeps;
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!node || !g || g->magic != FK_MAGIC_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_find((uintptr_t)dptr, CMT_SPACE_ADDR, NULL);
+    int ok = a && a->kind == CMT_KIND_GRAPH && fk_graph_add_free(g, (uintptr_t)dptr);
+    pthread_mutex_unlock(&fk_lock);
+    if (!ok)
+        return CUDA_ERROR_INVALID_VALUE;
+    *node = (CUgraphNode)(uintptr_t)(dptr | 1);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg, unsigned long long flags)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!pe || !g || g->magic != FK_MAGIC_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_exec *e = calloc(1, sizeof *e);
+    if (!e)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *e = (struct fk_exec){.magic = FK_MAGIC_EXEC, .g = g, .flags = flags};
+    *pe = (CUgraphExec)e;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
+{
+    if (!fk_inited)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    (void)s;
+    struct fk_exec *e = (struct fk_exec *)he;
+    if (!e || e->magic != FK_MAGIC_EXEC || !e->g || e->g->magic != FK_MAGIC_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_graph *g = e->g;
+    pthread_mutex_lock(&fk_lock);
+    for (int i = 0; i < g->nalloc; i++)
+        if (g->allocs[i]->glive && !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)) {
+            pthread_mutex_unlock(&fk_lock);
+            return CUDA_ERROR_INVALID_VALUE; /* its memory from the last launch was not freed */
+        }
+    for (int i = 0; i < g->nalloc; i++)
+        if (g->allocs[i]->glive)
+            fk_graph_free(g->allocs[i], NULL); /* AUTO_FREE_ON_LAUNCH */
+    CUresult r = CUDA_SUCCESS;
+    for (int i = 0; i < g->nalloc && r == CUDA_SUCCESS; i++) {
+        struct fk_alloc *a = g->allocs[i];
+        if (!fk_reserve(a->ord, a->size)) {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+            for (int k = 0; k < i; k++)
+                fk_graph_free(g->allocs[k], NULL);
+            break;
+        }
+        a->glive = 1;
+        fk_alloc_calls++;
+        fk_graph_used[a->ord] += a->size;
+        if (fk_graph_used[a->ord] > fk_graph_high[a->ord])
+            fk_graph_high[a->ord] = fk_graph_used[a->ord];
+    }
+    for (int i = 0; i < g->nfree && r == CUDA_SUCCESS; i++) {
+        struct fk_alloc *a = fk_find(g->frees[i], CMT_SPACE_ADDR, NULL);
+        if (a && a->kind == CMT_KIND_GRAPH)
+            fk_graph_free(a, NULL);
+    }
+    fk_changed();
+    pthread_mutex_unlock(&fk_lock);
+    return r;
+}
+
+FK_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
+FK_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
+
+FK_EXPORT CUresult cuGraphExecDestroy(CUgraphExec he)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_exec *e = (struct fk_exec *)he;
+    if (!e || e->magic != FK_MAGIC_EXEC)
+        return CUDA_ERROR_INVALID_VALUE;
+    e->magic = 0;
+    free(e);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice d)
+{
+    ENTER();
+    NEED_INIT();
+    return fk_valid_dev(d) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+FK_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice d, CUgraphMem_attribute attr, void *value)
+{
+    ENTER();
+    NEED_INIT();
+    if (!fk_valid_dev(d))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    cuuint64_t v = attr == CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT || attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT
+                       ? fk_graph_used[d]
+                       : fk_graph_high[d];
+    pthread_mutex_unlock(&fk_lock);
+    *(cuuint64_t *)value = v;
     return CUDA_SUCCESS;
 }
 
@@ -2262,13 +2517,16 @@ static CUresult fk_alloc_async(CUdeviceptr *dptr, size_t size, struct fk_pool *p
     pthread_mutex_lock(&fk_lock);
     /* Device-located pool memory belongs to that device's primary context (a teardown of it ends
      * the allocation); host-located pools outlive contexts. */
-    struct fk_alloc *a = fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_ASYNC, ord, size,
-                                   ord >= 0 ? (c->ord == ord ? c : &fk_prim[ord]) : NULL, m);
+    struct fk_alloc *a = g ? fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, ord, size, NULL, m)
+                           : fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_ASYNC, ord, size,
+                                       ord >= 0 ? (c->ord == ord ? c : &fk_prim[ord]) : NULL, m);
     if (a) {
         a->pool = pool;
         a->graph = g;
         if (!g)
             fk_alloc_calls++;
+        else
+            fk_graph_add_alloc(g, a); /* (out of memory in a test fake: the node is not launched) */
     }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
@@ -2292,14 +2550,20 @@ static CUresult fk_free_async(CUdeviceptr p, CUstream s)
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc **link;
     struct fk_alloc *a = fk_find((uintptr_t)p, CMT_SPACE_ADDR, &link);
-    if (!a || !(FK_DEVMASK & (1u << a->kind))) {
+    if (!a || !((FK_DEVMASK | 1u << CMT_KIND_GRAPH) & (1u << a->kind))) {
         pthread_mutex_unlock(&fk_lock);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (st && st->capturing && !a->graph) {
+    if (st && st->capturing) {
         /* A free node in the graph: the memory is freed when the graph runs, not now. */
+        fk_graph_add_free(st->graph, (uintptr_t)p);
         pthread_mutex_unlock(&fk_lock);
         return CUDA_SUCCESS;
+    }
+    if (a->kind == CMT_KIND_GRAPH) {
+        CUresult r = fk_graph_free(a, link) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+        pthread_mutex_unlock(&fk_lock);
+        return r;
     }
     *link = a->next;
     if (!a->graph)
@@ -2847,6 +3111,16 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuMemAddressFree, 10020, 0, cuMemAddressFree)                                                \
     X(cuMemCreate, 10020, 0, cuMemCreate)                                                          \
     X(cuIpcGetMemHandle, 4010, 0, cuIpcGetMemHandle)                                               \
+    X(cuGraphCreate, 10000, 0, cuGraphCreate)                                                      \
+    X(cuGraphAddMemAllocNode, 11040, 0, cuGraphAddMemAllocNode)                                    \
+    X(cuGraphAddMemFreeNode, 11040, 0, cuGraphAddMemFreeNode)                                      \
+    X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags)                          \
+    X(cuGraphLaunch, 10000, 0, cuGraphLaunch)                                                      \
+    X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz)                                                 \
+    X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy)                                            \
+    X(cuDeviceGraphMemTrim, 11040, 0, cuDeviceGraphMemTrim)                                        \
+    X(cuDeviceGetGraphMemAttribute, 11040, 0, cuDeviceGetGraphMemAttribute)                        \
+    X(cuIpcOpenMemHandle, 4010, 0, cuIpcOpenMemHandle)                                             \
     X(cuIpcOpenMemHandle, 11000, 0, cuIpcOpenMemHandle_v2)                                         \
     X(cuIpcCloseMemHandle, 4010, 0, cuIpcCloseMemHandle)                                           \
     X(cuMemExportToShareableHandle, 10020, 0, cuMemExportToShareableHandle)                        \
