@@ -293,6 +293,32 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     return rc;
 }
 
+/* One row per (process, device) with imported memory, in first-import order. */
+static int build_imported(struct cmt_analysis *a) {
+    size_t cap = 0;
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        size_t first = a->nimported;
+        for (size_t k = 0; k < r->nimported; k++) {
+            const struct cmt_imported *m = &r->imported[k];
+            struct cmt_imported_row *row = NULL;
+            for (size_t x = first; x < a->nimported && !row; x++)
+                if (a->imported[x].device == m->device) row = &a->imported[x];
+            if (!row) {
+                if (cmt_grow((void **)&a->imported, &cap, a->nimported + 1, sizeof *a->imported) != 0) return -1;
+                row = &a->imported[a->nimported++];
+                *row = (struct cmt_imported_row){.proc = i, .device = m->device};
+            }
+            row->imports++;
+            if (m->open) {
+                row->open++;
+                row->open_bytes += m->bytes;
+            }
+        }
+    }
+    return 0;
+}
+
 int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     memset(a, 0, sizeof *a);
     a->opts = *opts;
@@ -316,7 +342,9 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             a->anomalies[k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
-        a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL];
+        a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL] + p->hdr.counters[CMT_CTR_CTX_TABLE_FULL] +
+                                           p->hdr.counters[CMT_CTR_POOL_TABLE_FULL] +
+                                           p->hdr.counters[CMT_CTR_VMM_UNDO_FULL];
         uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
         a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
         a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;
@@ -366,7 +394,7 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         return 3;
     }
     if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
-    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0) {
+    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }
@@ -387,6 +415,7 @@ void cmt_analysis_free(struct cmt_analysis *a) {
     free(a->procs);
     free(a->gpus);
     free(a->peaks);
+    free(a->imported);
     cmt_ranks_free(a->ranks);
     cmt_sym_free(a->sym);
     memset(a, 0, sizeof *a);

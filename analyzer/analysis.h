@@ -71,6 +71,13 @@ struct cmt_peak { /* a GPU of a process whose live bytes peaked above zero */
     const struct cmt_devstate *dev;
 };
 
+/* Imported memory (kind imported) of one process on one device: never in its leaks or peaks. */
+struct cmt_imported_row {
+    size_t proc;
+    int64_t device;
+    uint64_t imports, open, open_bytes; /* open: not released at the end */
+};
+
 struct cmt_analysis {
     struct cmt_report_opts opts;
     struct cmt_symbolizer *sym;
@@ -88,6 +95,8 @@ struct cmt_analysis {
     struct cmt_peak *peaks; /* in process, then ordinal order */
     size_t npeaks;
     struct cmt_ranks *ranks; /* per-rank view of a job (ranks.h) */
+    struct cmt_imported_row *imported; /* in process, then first-import order */
+    size_t nimported;
     uint64_t anomalies[CMT_AN_COUNT];
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];

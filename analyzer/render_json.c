@@ -314,6 +314,18 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_u64(j, "leaked_bytes", hl);
     cmt_json_u64(j, "peak_bytes", hp);
     cmt_json_object_end(j);
+    cmt_json_array(j, "imported");
+    for (size_t i = 0; i < a->nimported; i++) {
+        const struct cmt_imported_row *m = &a->imported[i];
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "pid", a->procs[m->proc].hdr.pid);
+        cmt_json_i64(j, "device", m->device);
+        cmt_json_u64(j, "imports", m->imports);
+        cmt_json_u64(j, "open", m->open);
+        cmt_json_u64(j, "open_bytes", m->open_bytes);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
     cmt_json_array(j, "leaks");
     for (size_t i = 0; i < a->nleaks && i < a->opts.top_n; i++) {
         const struct cmt_rleak *l = &a->leaks[i];

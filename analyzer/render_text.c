@@ -271,6 +271,16 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
                     "pinned/registered host memory");
     }
     if (!anydev) fprintf(f, "  (no device memory recorded)\n");
+    for (size_t i = 0; i < a->nimported; i++) {
+        const struct cmt_imported_row *m = &a->imported[i];
+        if (i == 0)
+            fprintf(f, "\nimported (another process's memory mapped here; not in this process's leaks or peaks)\n"
+                       "  %-7s %-4s %8s %8s %12s\n",
+                    "PID", "DEV", "IMPORTS", "OPEN", "OPEN-BYTES");
+        fprintf(f, "  %-7u %-4lld %8llu %8llu %12s\n", a->procs[m->proc].hdr.pid, (long long)m->device,
+                (unsigned long long)m->imports, (unsigned long long)m->open,
+                cmt_human_size(m->open_bytes, b1, sizeof b1));
+    }
     if (a->nleaks) {
         fprintf(f, "\nleaks (top %zu of %zu)\n", a->nleaks < top ? a->nleaks : top, a->nleaks);
         for (size_t i = 0; i < a->nleaks && i < top; i++) {

@@ -306,6 +306,11 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
+    for (size_t k = r->nimported; k-- > 0;) /* releasing imported memory */
+        if (r->imported[k].open && r->imported[k].space == space && r->imported[k].ptr == e->ptr) {
+            r->imported[k].open = 0;
+            return;
+        }
     struct live *l = cmt_htab_find(&t->live, e->ptr, space);
     if (!l) {
         if (!t->snapshot_only) {
@@ -333,10 +338,11 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
         struct live *l = cmt_htab_at(&t->live, i);
         int match = 0;
         if (l->k.used) {
+            /* ctx 0: every context of the device; memory of no context (VMM) is never ended */
             if (e->ctx)
                 match = l->ctx == e->ctx;
             else
-                match = l->device == e->device || (l->device < 0 && cmt_replay_ctx_device(r, l->ctx) == e->device);
+                match = l->ctx && cmt_replay_ctx_device(r, l->ctx) == e->device;
         }
         if (match) {
             end_live(r, l, at, e); /* backward shift may move another entry into i: look at i again */
@@ -506,6 +512,15 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
             break;
         }
+        if (e->kind == CMT_KIND_IMPORTED) { /* kept out of the live table: not this process's memory */
+            if (cmt_grow((void **)&r->imported, &r->capimported, r->nimported + 1, sizeof *r->imported) != 0) {
+                cmt_replay_lost(r);
+                break;
+            }
+            r->imported[r->nimported++] =
+                (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
+            break;
+        }
         if (!t->snapshot_only) {
             if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
             if (e->device >= 0) {
@@ -661,6 +676,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
 
 void cmt_replay_free(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
+    free(r->imported);
     for (size_t i = 0; i < r->ndevs; i++)
         free(r->devs[i].peak_top);
     free(r->devs);

@@ -125,6 +125,14 @@ struct cmt_live_change {
 
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
 
+/* Memory another process allocated, mapped into this one (kind imported): kept out of the live
+ * table, so never in this process's leaks, peaks or OOM snapshots. */
+struct cmt_imported {
+    int64_t device;
+    uint64_t space, ptr, bytes;
+    int open; /* not released (yet, or at the end) */
+};
+
 struct cmt_replay {
     size_t top_n;          /* stacks kept per peak / OOM snapshot */
     cmt_observer observer; /* told about live changes, OOMs and markers (may be NULL) */
@@ -152,6 +160,8 @@ struct cmt_replay {
     size_t nmods;
     struct cmt_marker_log marks; /* markers and the stacks growing across them (growth.h) */
     struct cmt_heaps *heaps;     /* NVTX memory heaps (heaps.h), NULL until one is seen */
+    struct cmt_imported *imported; /* in order of import */
+    size_t nimported, capimported;
 
     struct cmt_replay_live *t; /* internal */
 };

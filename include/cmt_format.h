@@ -59,8 +59,12 @@
  *              previous FREE released; it is live again with these attributes
  *   OOM        api, zvarint device, varint size, varint stack, varint result
  *   FAILED     api, zvarint device, varint size, varint stack, varint result
- *   TEARDOWN   api, zvarint device, varint ctx, flags: every allocation made in context ctx (all
- *              of device when ctx is 0) ends here; what was still live is a leak at teardown
+ *   TEARDOWN   api, zvarint device, varint ctx, flags: every allocation made in context ctx ends
+ *              here; what was still live is a leak at teardown. A primary context's teardown
+ *              (flag PRIMARY) names that context; ctx 0 (older dumps, or a primary context whose
+ *              handle the tracker never saw) ends every allocation made in a context of device.
+ *              Allocations recorded with ctx 0 (VMM, host pools) are never ended by a TEARDOWN.
+ *              Written after the driver accepted the call (a refused destroy ends nothing).
  *   STACK      varint id, varint nframes, frames: first a varint address, then zvarint deltas (mod 2^64).
  *              Frames are return addresses, innermost first, the tracker's own frames removed.
  *              Then (2.x only; a 1.x STACK ends after its frames and has npy = 0):
@@ -73,7 +77,9 @@
  *              defined once per dump before the first STACK that names it (2.x)
  *   DEVICE     zvarint ordinal, varint total_bytes, 16 bytes uuid, str name, str pci_bus_id
  *              (ordinal as the process saw it under CUDA_VISIBLE_DEVICES; uuid is the physical GPU)
- *   CTX        varint ctx (index, from 1), zvarint device, varint handle (the CUcontext value)
+ *   CTX        varint ctx (index, from 1), zvarint device, varint handle (the CUcontext value).
+ *              An index is reused only after a TEARDOWN ended its context: a later CTX record
+ *              with the same index defines a new context from there on.
  *   EXIT       varint how (enum cmt_exit), zvarint status
  *   Extension records (type >= 0x40, skippable):
  *   MODULE_LOAD    varint id, varint base (load bias), str path, str build_id (raw bytes),
@@ -123,7 +129,8 @@
  * VERSIONING
  *   version_major changes when any layout here changes meaning; readers reject majors they do not
  *   know. 2.0: STACK gained its Python frames, PYCODE was added (a core record: a 1.x reader must
- *   not skip it); the analyzer still reads 1.x dumps (tests/compat/).
+ *   not skip it), kinds imported and graph, the counters after python_walk_failed, TEARDOWN by
+ *   context; the analyzer still reads 1.x dumps (tests/compat/).
  *   version_minor grows when record types or header fields are added at the end; readers accept any
  *   minor of their major (skipping extension records they do not know).
  */
@@ -179,7 +186,18 @@ enum cmt_rec {
     CMT_REC_EXT_LAST = 0x7f,
 };
 
-/* Allocation kinds (ALLOC.kind); names are cmt_kind_names[]. */
+/* Allocation kinds (ALLOC.kind); names are cmt_kind_names[]. New kinds are appended.
+ * IMPORTED (2.0): memory another process allocated, mapped into this one: cuIpcOpenMemHandle
+ * (space ADDR: the mapped address, size of the mapping, ended by cuIpcCloseMemHandle; nested
+ * opens of one handle are recorded once) and cuMemImportFromShareableHandle (space VMM: the
+ * handle, recorded at its first cuMemMap with that mapping's size, ended like a VMM handle). It is
+ * not this process's allocation: readers keep it out of this process's leaks and peaks.
+ * GRAPH (2.0): the allocation of a graph memory node (cuGraphAddMemAllocNode, or a
+ * stream-ordered allocation captured into a graph), recorded when a launch of the graph reaches it
+ * (at the node's fixed address, with the stack of the node's creation or of the capture, ctx 0)
+ * and ended by a FREE: a free node in a launch, cuMemFree/cuMemFreeAsync outside the graph, or the
+ * next launch of an executable instantiated with AUTO_FREE_ON_LAUNCH. Destroying the graph or
+ * its executable does not end it. */
 #define CMT_KINDS(X)                                                                               \
     X(DEVICE, "device")                                                                            \
     X(PITCH, "pitch")                                                                              \
@@ -188,7 +206,9 @@ enum cmt_rec {
     X(HOST_PINNED, "host-pinned")                                                                  \
     X(HOST_REGISTERED, "host-registered")                                                          \
     X(VMM, "vmm")                                                                                  \
-    X(ARRAY, "array")
+    X(ARRAY, "array")                                                                              \
+    X(IMPORTED, "imported") /* another process's memory mapped here (IPC, shareable handle) */   \
+    X(GRAPH, "graph")       /* graph memory: a graph memory node's allocation, live from a launch */
 
 enum cmt_kind {
 #define CMT_KIND_ENUM(id, name) CMT_KIND_##id,
@@ -241,7 +261,10 @@ enum cmt_marker_flags {
     X(UNMATCHED_PROC, "unmatched_proc")       /* cuGetProcAddress results passed through */          \
     X(DEEPBIND_STRIPPED, "deepbind_stripped") /* dlopen calls whose RTLD_DEEPBIND was removed */     \
     X(UNWIND_FAILED, "unwind_failed")         /* stacks that could not be captured */          \
-    X(PYTHON_WALK_FAILED, "python_walk_failed") /* Python walks ended at a frame that looked wrong */
+    X(PYTHON_WALK_FAILED, "python_walk_failed") /* Python walks ended at a frame that looked wrong */ \
+    X(CTX_TABLE_FULL, "ctx_table_full")       /* contexts the context table could not hold */  \
+    X(POOL_TABLE_FULL, "pool_table_full")     /* pools the pool table could not hold */        \
+    X(VMM_UNDO_FULL, "vmm_undo_full")         /* VMM undo records not kept (refusal lost) */
 
 enum cmt_counter {
 #define CMT_COUNTER_ENUM(id, name) CMT_CTR_##id,

@@ -15,6 +15,7 @@
 
 static void *_Atomic real[CMT_API_COUNT];
 static atomic_int warned_nodriver;
+static atomic_int warned_missing[CMT_API_COUNT];
 
 static void *driver_handle(void) {
     cmt_dl_init();
@@ -41,8 +42,16 @@ void *cmt_real_slot(enum cmt_api api) {
     if (CMT_LIKELY(f != NULL)) return f;
     f = driver_sym(cmt_apis[api].sym);
     if (!f) {
-        cmt_warn_once(&warned_nodriver, "warning: %s: no CUDA driver (libcuda.so.1) found",
-                      cmt_apis[api].sym);
+        if (driver_handle())
+            cmt_warn_once(&warned_missing[api],
+                          "warning: %s is not exported by the CUDA driver "
+                          "(libcuda.so.1); the call returns CUDA_ERROR_NOT_FOUND",
+                          cmt_apis[api].sym);
+        else
+            cmt_warn_once(&warned_nodriver,
+                          "warning: %s: no CUDA driver (libcuda.so.1) found; the "
+                          "call returns CUDA_ERROR_NOT_FOUND",
+                          cmt_apis[api].sym);
         return NULL;
     }
     cmt_set_real_slot(api, f);
@@ -190,19 +199,41 @@ static struct {
     uint64_t handle;
     int8_t device;
     bool alive;
+    bool primary; /* the device's primary context (its handle came from cuDevicePrimaryCtxRetain) */
 } ctxs[MAX_CTX];
-static uint32_t nctx; /* entries used; index = position + 1 */
+static uint32_t nctx; /* entries used; index = position + 1; dead entries are reused when full */
+static uint64_t primary_handle[256]; /* per device ordinal: the last primary context handle seen */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t ctx_epoch = 1;
+static atomic_int warned_ctx_full;
+
+static bool is_primary(uint64_t handle, int device) {
+    return device >= 0 && device < 256 && primary_handle[device] == handle;
+}
 
 static uint16_t ctx_register(uint64_t handle, int device) {
     for (uint32_t i = 0; i < nctx; i++)
         if (ctxs[i].alive && ctxs[i].handle == handle) return (uint16_t)(i + 1);
-    if (nctx >= MAX_CTX || !cmt_writer_ensure()) return 0;
-    uint32_t i = nctx++;
+    if (!cmt_writer_ensure()) return 0;
+    uint32_t i = nctx;
+    if (nctx < MAX_CTX) {
+        nctx++;
+    } else { /* full: reuse the slot of a context a teardown ended (its allocations ended with it) */
+        i = 0;
+        while (i < MAX_CTX && ctxs[i].alive) i++;
+    }
+    if (i >= MAX_CTX) {
+        cmt_counter_add(CMT_CTR_CTX_TABLE_FULL, 1);
+        cmt_warn_once(&warned_ctx_full,
+                      "warning: more than %d live CUDA contexts; the rest are not "
+                      "told apart (counted in ctx_table_full)",
+                      MAX_CTX);
+        return 0;
+    }
     ctxs[i].handle = handle;
     ctxs[i].device = (int8_t)device;
     ctxs[i].alive = true;
+    ctxs[i].primary = is_primary(handle, device);
     if (device >= 0) cmt_device_note(device);
     uint64_t seq = cmt_next_seq();
     uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX, seq, cmt_now());
@@ -249,15 +280,53 @@ uint16_t cmt_ctx_lookup(uint64_t handle) {
     return idx;
 }
 
+void cmt_ctx_primary_retained(int device, uint64_t handle) {
+    if (device < 0 || device >= 256 || !handle) return;
+    pthread_mutex_lock(&ctx_lock);
+    primary_handle[device] = handle;
+    for (uint32_t i = 0; i < nctx; i++)
+        if (ctxs[i].alive && ctxs[i].handle == handle && ctxs[i].device == device)
+            ctxs[i].primary = true;
+    pthread_mutex_unlock(&ctx_lock);
+}
+
+int cmt_ctx_primary(int device) {
+    int idx = -1;
+    pthread_mutex_lock(&ctx_lock);
+    if (device >= 0 && device < 256 && primary_handle[device]) {
+        idx = 0;
+        for (uint32_t i = 0; i < nctx && !idx; i++)
+            if (ctxs[i].alive && ctxs[i].primary && ctxs[i].device == device) idx = (int)i + 1;
+    }
+    pthread_mutex_unlock(&ctx_lock);
+    return idx;
+}
+
 int cmt_ctx_device(uint16_t idx) {
     if (idx == 0 || idx > nctx) return -2;
     return ctxs[idx - 1].device;
 }
 
+int cmt_ctx_handle_device(CUcontext ctx) {
+    uint16_t idx = cmt_ctx_lookup((uint64_t)(uintptr_t)ctx);
+    if (idx) return cmt_ctx_device(idx);
+    CUdevice dev = -2;
+    if (!ctx || CMT_DRV(cuCtxPushCurrent, ctx) != CUDA_SUCCESS) return -2;
+    if (CMT_DRV(cuCtxGetDevice, &dev) != CUDA_SUCCESS) dev = -2;
+    CUcontext popped;
+    CMT_DRV(cuCtxPopCurrent, &popped);
+    return dev;
+}
+
+bool cmt_ctx_is_primary(uint16_t idx) {
+    return idx && idx <= nctx && ctxs[idx - 1].primary;
+}
+
 void cmt_ctx_end(uint16_t idx, int device) {
     pthread_mutex_lock(&ctx_lock);
     for (uint32_t i = 0; i < nctx; i++)
-        if (idx ? i + 1 == idx : ctxs[i].device == device) ctxs[i].alive = false;
+        if (idx ? i + 1 == idx : ctxs[i].device == device && !ctxs[i].primary)
+            ctxs[i].alive = false;
     atomic_fetch_add(&ctx_epoch, 1);
     pthread_mutex_unlock(&ctx_lock);
 }
@@ -267,5 +336,6 @@ void cmt_driver_fork_child(void) {
     pthread_mutex_init(&ctx_lock, NULL);
     for (int i = 0; i < 4; i++) atomic_store(&seen_devices[i], 0);
     nctx = 0;
+    memset(primary_handle, 0, sizeof primary_handle);
     atomic_fetch_add(&ctx_epoch, 1);
 }

@@ -28,7 +28,16 @@
     X(cuDevicePrimaryCtxGetState, 7000, "cuDevicePrimaryCtxGetState",                              \
       (CUdevice dev, unsigned int *flags, int *active))                                            \
     X(cuCtxPushCurrent, 4000, "cuCtxPushCurrent_v2", (CUcontext ctx))                              \
-    X(cuCtxPopCurrent, 4000, "cuCtxPopCurrent_v2", (CUcontext * pctx))
+    X(cuCtxPopCurrent, 4000, "cuCtxPopCurrent_v2", (CUcontext * pctx))                             \
+    X(cuStreamGetCtx, 9020, "cuStreamGetCtx", (CUstream hStream, CUcontext * pctx))                \
+    X(cuDeviceGetCount, 2000, "cuDeviceGetCount", (int *count))                                    \
+    X(cuDeviceGetDefaultMemPool, 11020, "cuDeviceGetDefaultMemPool",                               \
+      (CUmemoryPool * pool, CUdevice dev))                                                         \
+    X(cuDeviceGetMemPool, 11020, "cuDeviceGetMemPool", (CUmemoryPool * pool, CUdevice dev))        \
+    X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2",                                       \
+      (CUdeviceptr * base, size_t * size, CUdeviceptr ptr))                                        \
+    X(cuMemGetAllocationPropertiesFromHandle, 10020, "cuMemGetAllocationPropertiesFromHandle",     \
+      (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))
 
 #define CMT_DRV_DECL(name, ver, exported, params)                                                  \
     typedef CUresult (*cmt_drv_##name##_t) params;                                                 \
@@ -46,7 +55,15 @@ uint16_t cmt_ctx_current(int *device);
 /* Index of a known live context handle (0: unknown). */
 uint16_t cmt_ctx_lookup(uint64_t handle);
 int cmt_ctx_device(uint16_t idx);
-/* Marks contexts dead: one (idx), or every one of a device (idx 0). */
+/* The device of a context handle (known, or asked of the driver); -2 when unknown. */
+int cmt_ctx_handle_device(CUcontext ctx);
+/* cuDevicePrimaryCtxRetain returned handle for device: that handle is the primary context. */
+void cmt_ctx_primary_retained(int device, uint64_t handle);
+/* Index of device's live primary context: 0 when not registered (no allocation made in it),
+ * -1 when the tracker never saw the device's primary handle (then contexts are not told apart). */
+int cmt_ctx_primary(int device);
+bool cmt_ctx_is_primary(uint16_t idx);
+/* Marks contexts dead: one (idx), or every one of a device (idx 0; unknown primary handle). */
 void cmt_ctx_end(uint16_t idx, int device);
 void cmt_driver_fork_child(void);
 

@@ -5,9 +5,11 @@
  * wrappers (cmt_wrappers.c) call these two for every hooked variant.
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmt_driver.h"
+#include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
@@ -109,6 +111,7 @@ static void pool_created(struct cmt_call *c) {
     int i = 0;
     while (i < npools && pools[i].pool != pool) i++;
     if (i == npools && npools < MAX_POOLS) npools++;
+    if (i == npools) cmt_counter_add(CMT_CTR_POOL_TABLE_FULL, 1); /* its device is then unknown */
     if (i < npools) {
         pools[i].pool = pool;
         pools[i].device = device;
@@ -127,7 +130,47 @@ static void pool_destroyed(struct cmt_call *c) {
     emit_pool(pool, 0, -2, 2);
 }
 
+/* ---- legacy IPC imports: opens of one handle in this process return one mapping ---- */
+
+#define MAX_IPC 1024
+static struct {
+    uint64_t ptr;
+    uint32_t refs;
+} ipcs[MAX_IPC];
+static int nipcs;
+static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Adds a reference to ptr; returns the count it had before (0: a new mapping). */
+static uint32_t ipc_ref(uint64_t ptr, int delta) {
+    uint32_t before = 0;
+    pthread_mutex_lock(&ipc_lock);
+    int i = 0;
+    while (i < nipcs && ipcs[i].ptr != ptr)
+        i++;
+    if (i < nipcs) before = ipcs[i].refs;
+    if (delta > 0) {
+        if (i == nipcs && nipcs < MAX_IPC) {
+            ipcs[nipcs].ptr = ptr;
+            ipcs[nipcs++].refs = 0;
+        }
+        if (i < nipcs)
+            ipcs[i].refs++;
+        else
+            cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+    } else if (i < nipcs && --ipcs[i].refs == 0) {
+        ipcs[i] = ipcs[--nipcs];
+    }
+    pthread_mutex_unlock(&ipc_lock);
+    return before;
+}
+
 /* ---- allocations ---- */
+
+static uint64_t stream_key(const struct cmt_call *c) {
+    CUstream s = c->stream;
+    if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
+    return (uint64_t)(uintptr_t)s;
+}
 
 static bool stream_capturing(const struct cmt_call *c) {
     CUstream s = c->stream;
@@ -153,16 +196,73 @@ static int alloc_device(struct cmt_call *c, uint64_t ptr, int ctx_device) {
     }
 }
 
-static void track_alloc(struct cmt_call *c, CUresult r) {
+/* A pool's device: created by cuMemPoolCreate (the table), else a device's default or current
+ * pool (cuDeviceGetDefaultMemPool / cuDeviceGetMemPool hand those out without a create). */
+static int pool_device_any(CUmemoryPool pool) {
+    int d;
+    if (pool_device((uint64_t)(uintptr_t)pool, &d)) return d;
+    int n = 0;
+    if (CMT_DRV(cuDeviceGetCount, &n) != CUDA_SUCCESS) return -2;
+    for (int i = 0; i < n; i++) {
+        CUmemoryPool p = NULL, q = NULL;
+        if ((CMT_DRV(cuDeviceGetDefaultMemPool, &p, i) == CUDA_SUCCESS && p == pool) ||
+            (CMT_DRV(cuDeviceGetMemPool, &q, i) == CUDA_SUCCESS && q == pool))
+            return i;
+    }
+    return -2;
+}
+
+/* The device a refused allocation was asked of: the pool's (stream-ordered: the given pool, else
+ * the stream's device's current pool), the location's (cuMemCreate), else the context's. */
+static int failed_device(const struct cmt_call *c, int ctx_device) {
+    if (c->family == CMT_FAM_VMM_CREATE && c->vmm_prop)
+        return c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id
+                                                                         : -1;
+    if (c->kind == CMT_KIND_ASYNC) {
+        int d = c->pool ? pool_device_any(c->pool) : -2;
+        if (d != -2) return d;
+        CUcontext sctx = NULL;
+        if ((uintptr_t)c->stream > 2 && CMT_DRV(cuStreamGetCtx, c->stream, &sctx) == CUDA_SUCCESS &&
+            sctx) {
+            d = cmt_ctx_handle_device(sctx);
+            if (d != -2) return d;
+        }
+    }
+    return alloc_device((struct cmt_call *)c, 0, ctx_device);
+}
+
+/* Before the real call: everything slow (the context look-up, the stack capture with its
+ * first-use work, device identities), so that the allocation takes its place in the order the
+ * moment the real call returned (the post-hook does nothing slow before taking its sequence). */
+static void alloc_pre(struct cmt_call *c) {
     if (CMT_UNLIKELY(!atomic_load_explicit(&exit_handler_registered, memory_order_relaxed)) &&
         !atomic_exchange(&exit_handler_registered, 1))
         atexit(on_exit_begin);
-    int ctx_device;
-    uint16_t ctx = cmt_ctx_current(&ctx_device);
+    c->ctx_idx = cmt_ctx_current(&c->device);
+    c->stack = cmt_stack_capture(c->frame);
+    c->captured =
+        c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
+    int d = c->device;
+    if (c->family == CMT_FAM_VMM_IMPORT || c->family == CMT_FAM_IPC_OPEN)
+        d = -2; /* known after the call */
+    else if (c->family == CMT_FAM_VMM_CREATE)
+        d = c->vmm_prop && c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE
+                ? c->vmm_prop->location.id
+                : -1;
+    else if (c->kind == CMT_KIND_HOST_PINNED || c->kind == CMT_KIND_HOST_REGISTERED)
+        d = -1;
+    else if (c->kind == CMT_KIND_ASYNC && c->pool && !pool_device((uint64_t)(uintptr_t)c->pool, &d))
+        d = -2;
+    if (d >= 0) cmt_device_note(d);
+}
+
+static void track_alloc(struct cmt_call *c, CUresult r) {
+    int ctx_device = c->device;
+    uint16_t ctx = c->ctx_idx;
+    uint32_t stack = c->stack;
     if (r != CUDA_SUCCESS) {
-        int device = alloc_device(c, 0, ctx_device);
+        int device = failed_device(c, ctx_device);
         if (device >= 0) cmt_device_note(device);
-        uint32_t stack = cmt_stack_capture(c->frame);
         emit_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
                      c->size, stack, r);
         return;
@@ -173,19 +273,37 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     else if (c->out)
         memcpy(&ptr, c->out, sizeof ptr);
     if (!ptr) return;
-    uint32_t stack = cmt_stack_capture(c->frame);
     if (c->family == CMT_FAM_VMM_CREATE) {
         cmt_vmm_created(c, ptr, stack);
         return;
     }
-    int device = alloc_device(c, ptr, ctx_device);
+    if (c->family == CMT_FAM_VMM_IMPORT) {
+        cmt_vmm_imported(c, ptr, stack);
+        return;
+    }
+    int device;
+    if (c->family == CMT_FAM_IPC_OPEN) {
+        if (ipc_ref(ptr, 1)) return; /* this mapping was opened before: one more reference */
+        CUdeviceptr base = 0;
+        size_t size = 0;
+        if (CMT_DRV(cuMemGetAddressRange, &base, &size, (CUdeviceptr)ptr) == CUDA_SUCCESS)
+            c->size = size;
+        int ord = -1;
+        device = CMT_DRV(cuPointerGetAttribute, &ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                         (CUdeviceptr)ptr) == CUDA_SUCCESS &&
+                         ord >= 0
+                     ? ord
+                     : ctx_device;
+    } else {
+        device = alloc_device(c, ptr, ctx_device);
+    }
     if (device >= 0) cmt_device_note(device);
     uint64_t granted = c->size;
     if (c->pitch) granted = (uint64_t)*c->pitch * c->height;
     unsigned space = c->family == CMT_FAM_ARRAY_CREATE ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned flags = space | (cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0);
     uint64_t seq;
-    if (c->kind == CMT_KIND_ASYNC && stream_capturing(c)) {
+    if (c->captured) {
         flags |= CMT_FLAG_CAPTURED; /* a graph node, not memory */
         seq = cmt_next_seq();
     } else {
@@ -195,7 +313,12 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     }
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
                    seq, 0);
-    if (!(flags & CMT_FLAG_CAPTURED)) cmt_live_add(device, (int64_t)c->size, c->caller);
+    if (c->captured) { /* an alloc node of the graph being captured: memory from its launches */
+        struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
+        cmt_graph_add(stream_key(c), true, &n);
+    }
+    if (!(flags & CMT_FLAG_CAPTURED) && c->kind != CMT_KIND_IMPORTED)
+        cmt_live_add(device, (int64_t)c->size, c->caller);
 }
 
 /* ---- frees ---- */
@@ -206,6 +329,8 @@ static void untrack(struct cmt_call *c) {
     if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {
         c->tracked_before = -1; /* a free node in a graph: nothing is released now */
         cmt_emit_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_next_seq());
+        struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
+        cmt_graph_add(stream_key(c), true, &n);
         return;
     }
     struct cmt_entry e;
@@ -216,7 +341,7 @@ static void untrack(struct cmt_call *c) {
                                            .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
                                            .space = (uint8_t)(e.kind_space & 3)};
         cmt_emit_free(c->api, space | pt, e.device, c->ptr, seq);
-        cmt_live_add(e.device, -(int64_t)e.size, NULL);
+        if (e.kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e.device, -(int64_t)e.size, NULL);
     } else {
         cmt_emit_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
     }
@@ -231,10 +356,49 @@ static void free_refused(struct cmt_call *c, CUresult r) {
         cmt_ptr_insert(&e, &seq);
         cmt_emit_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
                        c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
-        cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
+        if (c->saved.kind != CMT_KIND_IMPORTED)
+            cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
     } else if (c->tracked_before == 0) {
         emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
     }
+}
+
+/* ---- graph launches: graph memory becomes live (kind graph) ---- */
+
+static void graph_end(enum cmt_api api, uint64_t ptr) {
+    struct cmt_entry e;
+    uint64_t seq;
+    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, &e, &seq)) {
+        cmt_emit_free(api, CMT_SPACE_ADDR, e.device, ptr, seq);
+        cmt_live_add(e.device, -(int64_t)e.size, NULL);
+    }
+}
+
+/* After a successful launch (the order of the driver's own work: AUTO_FREE_ON_LAUNCH frees the
+ * last launch's memory, the alloc nodes allocate, the free nodes free). */
+static void graph_launched(struct cmt_call *c) {
+    int n = 0;
+    unsigned long long flags = 0;
+    struct cmt_gnode *nodes = cmt_graph_exec_nodes((uint64_t)(uintptr_t)c->exec, &n, &flags);
+    if (!nodes) return;
+    if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)
+        for (int i = 0; i < n; i++)
+            if (!nodes[i].is_free) graph_end(c->api, nodes[i].ptr);
+    for (int i = 0; i < n; i++) {
+        if (nodes[i].is_free) continue;
+        struct cmt_gnode *g = &nodes[i];
+        struct cmt_entry e = {.key = g->ptr, .size = g->size, .stack = g->stack, .ctx = 0,
+                              .device = (int8_t)g->device,
+                              .kind_space = (uint8_t)(CMT_KIND_GRAPH << 2 | CMT_SPACE_ADDR)};
+        uint64_t seq;
+        cmt_ptr_insert(&e, &seq);
+        cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_GRAPH, CMT_SPACE_ADDR, g->device, g->ptr, g->size,
+                       g->size, g->stack, 0, seq, 0);
+        cmt_live_add(g->device, (int64_t)g->size, c->caller);
+    }
+    for (int i = 0; i < n; i++)
+        if (nodes[i].is_free) graph_end(c->api, nodes[i].ptr);
+    free(nodes);
 }
 
 /* ---- context teardown ---- */
@@ -250,9 +414,11 @@ static bool sweep_match(const struct cmt_entry *e, void *arg) {
 }
 static void sweep_gone(const struct cmt_entry *e, void *arg) {
     (void)arg;
-    cmt_live_add(e->device, -(int64_t)e->size, NULL);
+    if (e->kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e->device, -(int64_t)e->size, NULL);
 }
 
+/* Ends context ctx (0: every non-primary-known context of device). Called after the driver
+ * accepted the destroy/reset/release: a refused one ends nothing. */
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
     if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
@@ -270,6 +436,13 @@ static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags)
     cmt_ctx_end(ctx, device);
 }
 
+/* The primary context of device ended (reset, or its last reference released): only it. */
+static void primary_teardown(enum cmt_api api, int device) {
+    int idx = cmt_ctx_primary(device);
+    if (idx == 0) return; /* never used for an allocation: nothing of it was recorded */
+    teardown(api, (uint16_t)(idx > 0 ? idx : 0), device, CMT_FLAG_PRIMARY);
+}
+
 /* ---- entry points from the wrappers ---- */
 
 bool cmt_hook_pre(struct cmt_call *c) {
@@ -278,9 +451,30 @@ bool cmt_hook_pre(struct cmt_call *c) {
     cmt_init();
     if (atomic_load_explicit(&cmt_disabled, memory_order_relaxed)) return false;
     t->depth++;
-    cmt_modules_check();
+    /* only into an open dump: a call that records nothing (a forked child's exit-time context
+     * release) must not create one; the first stack capture writes the module map */
+    if (cmt_writer_path()) cmt_modules_check();
     cmt_signals_pending();
     switch (c->family) {
+    case CMT_FAM_ALLOC:
+    case CMT_FAM_REGISTER:
+    case CMT_FAM_ARRAY_CREATE:
+    case CMT_FAM_VMM_CREATE:
+    case CMT_FAM_IPC_OPEN:
+    case CMT_FAM_VMM_IMPORT:
+        alloc_pre(c);
+        break;
+    case CMT_FAM_IPC_CLOSE:
+        /* the last reference unmaps: a free; an earlier one releases nothing */
+        c->tracked_before = -2;
+        if (ipc_ref(c->ptr, 0) > 1) {
+            ipc_ref(c->ptr, -1);
+            c->tracked_before = -3;
+        } else {
+            if (ipc_ref(c->ptr, 0)) ipc_ref(c->ptr, -1);
+            if (c->ptr) untrack(c);
+        }
+        break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->tracked_before = -2; /* nothing recorded */
@@ -288,12 +482,9 @@ bool cmt_hook_pre(struct cmt_call *c) {
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
     case CMT_FAM_VMM_UNMAP: cmt_vmm_unmap_pre(c); break;
-    case CMT_FAM_CTX_RESET: teardown(c->api, 0, c->dev, CMT_FLAG_PRIMARY); break;
-    case CMT_FAM_CTX_DESTROY: {
-        uint16_t idx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx);
-        if (idx) teardown(c->api, idx, cmt_ctx_device(idx), 0);
+    case CMT_FAM_CTX_DESTROY:
+        c->teardown_ctx = cmt_ctx_lookup((uint64_t)(uintptr_t)c->ctx);
         break;
-    }
     default: break;
     }
     return true;
@@ -304,7 +495,18 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     case CMT_FAM_ALLOC:
     case CMT_FAM_REGISTER:
     case CMT_FAM_ARRAY_CREATE:
-    case CMT_FAM_VMM_CREATE: track_alloc(c, r); break;
+    case CMT_FAM_VMM_CREATE:
+    case CMT_FAM_IPC_OPEN:
+    case CMT_FAM_VMM_IMPORT:
+        track_alloc(c, r);
+        break;
+    case CMT_FAM_IPC_CLOSE:
+        if (r != CUDA_SUCCESS) {
+            if (c->tracked_before == 1 || c->tracked_before == -3)
+                ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */
+            if (c->tracked_before != -3) free_refused(c, r);
+        }
+        break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         if (r != CUDA_SUCCESS) free_refused(c, r);
@@ -327,14 +529,68 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     case CMT_FAM_POOL_DESTROY:
         if (r == CUDA_SUCCESS && cmt_writer_path()) pool_destroyed(c);
         break;
+    case CMT_FAM_GRAPH_ALLOC_NODE:
+        if (r == CUDA_SUCCESS && c->mem_node && cmt_writer_ensure()) {
+            const CUDA_MEM_ALLOC_NODE_PARAMS *p = c->mem_node;
+            struct cmt_gnode n = {.ptr = p->dptr, .size = p->bytesize, .stack = cmt_stack_capture(c->frame),
+                                  .device = p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE
+                                                ? p->poolProps.location.id : -2};
+            if (n.device >= 0) cmt_device_note(n.device);
+            cmt_graph_add((uint64_t)(uintptr_t)c->graph, false, &n);
+        }
+        break;
+    case CMT_FAM_GRAPH_FREE_NODE:
+        if (r == CUDA_SUCCESS) {
+            struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
+            cmt_graph_add((uint64_t)(uintptr_t)c->graph, false, &n);
+        }
+        break;
+    case CMT_FAM_CAPTURE_END:
+        if (r == CUDA_SUCCESS && c->out) {
+            CUgraph g = NULL;
+            memcpy(&g, c->out, sizeof g);
+            cmt_graph_capture_end(stream_key(c), (uint64_t)(uintptr_t)g);
+        }
+        break;
+    case CMT_FAM_GRAPH_INSTANTIATE:
+        if (r == CUDA_SUCCESS && c->out) {
+            CUgraphExec e = NULL;
+            memcpy(&e, c->out, sizeof e);
+            cmt_graph_instantiate((uint64_t)(uintptr_t)e, (uint64_t)(uintptr_t)c->graph, c->flags64);
+        }
+        break;
+    case CMT_FAM_GRAPH_LAUNCH:
+        if (r == CUDA_SUCCESS) graph_launched(c);
+        break;
+    case CMT_FAM_GRAPH_EXEC_DESTROY:
+        if (r == CUDA_SUCCESS) cmt_graph_exec_destroy((uint64_t)(uintptr_t)c->exec);
+        break;
+    case CMT_FAM_GRAPH_DESTROY:
+        if (r == CUDA_SUCCESS) cmt_graph_destroy((uint64_t)(uintptr_t)c->graph);
+        break;
+    case CMT_FAM_CTX_RETAIN:
+        if (r == CUDA_SUCCESS && c->out) {
+            uint64_t h = 0;
+            memcpy(&h, c->out, sizeof h);
+            cmt_ctx_primary_retained(c->dev, h);
+        }
+        break;
     case CMT_FAM_CTX_RELEASE: {
         unsigned flags = 0;
         int active = 1;
         if (r == CUDA_SUCCESS &&
             CMT_DRV(cuDevicePrimaryCtxGetState, c->dev, &flags, &active) == CUDA_SUCCESS && !active)
-            teardown(c->api, 0, c->dev, CMT_FLAG_PRIMARY);
+            primary_teardown(c->api, c->dev);
         break;
     }
+    case CMT_FAM_CTX_RESET:
+        if (r == CUDA_SUCCESS) primary_teardown(c->api, c->dev);
+        break;
+    case CMT_FAM_CTX_DESTROY:
+        if (r == CUDA_SUCCESS && c->teardown_ctx)
+            teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx),
+                     0);
+        break;
     case CMT_FAM_GETPROC:
         if (r == CUDA_SUCCESS && c->out) {
             void **pfn = c->out;
@@ -349,6 +605,8 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
 void cmt_events_fork_child(void) {
     pthread_mutex_init(&pool_lock, NULL);
     npools = 0;
+    pthread_mutex_init(&ipc_lock, NULL);
+    nipcs = 0; /* the parent's mappings are the parent's */
     atomic_store(&cmt_exited, 0);
     atomic_store(&cmt_exiting, 0); /* the handler itself is inherited */
 }

@@ -101,13 +101,55 @@
     X(cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle", 11000, 0, VMM_RETAIN, NONE,       \
       (CUmemGenericAllocationHandle * handle, void *addr), (handle, addr), c.out = handle;          \
       c.ptr = (CUdeviceptr)(uintptr_t)addr)                                                        \
+    /* imported memory: another process's allocations mapped here */                              \
+    X(cuIpcOpenMemHandle, "cuIpcOpenMemHandle", 4010, 0, IPC_OPEN, IMPORTED,                        \
+      (CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags),     \
+      c.out = pdptr)                                                                               \
+    X(cuIpcOpenMemHandle_v2, "cuIpcOpenMemHandle", 11000, 0, IPC_OPEN, IMPORTED,                    \
+      (CUdeviceptr * pdptr, CUipcMemHandle handle, unsigned int Flags), (pdptr, handle, Flags),     \
+      c.out = pdptr)                                                                               \
+    X(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 4010, 0, IPC_CLOSE, NONE, (CUdeviceptr dptr),     \
+      (dptr), c.ptr = dptr)                                                                        \
+    X(cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle", 10020, 0, VMM_IMPORT,        \
+      IMPORTED,                                                                                    \
+      (CUmemGenericAllocationHandle * handle, void *osHandle, CUmemAllocationHandleType shHandleType), \
+      (handle, osHandle, shHandleType), c.out = handle)                                            \
+    /* CUDA graphs: memory nodes, capture, instantiation, launches */                              \
+    X(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 11040, 0, GRAPH_ALLOC_NODE, GRAPH,           \
+      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
+       size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams),                            \
+      (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), c.graph = hGraph;          \
+      c.mem_node = nodeParams)                                                                     \
+    X(cuGraphAddMemFreeNode, "cuGraphAddMemFreeNode", 11040, 0, GRAPH_FREE_NODE, NONE,               \
+      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
+       size_t numDependencies, CUdeviceptr dptr),                                                  \
+      (phGraphNode, hGraph, dependencies, numDependencies, dptr), c.graph = hGraph; c.ptr = dptr)  \
+    X(cuStreamEndCapture, "cuStreamEndCapture", 10000, 0, CAPTURE_END, NONE,                         \
+      (CUstream hStream, CUgraph * phGraph), (hStream, phGraph), c.stream = hStream; c.out = phGraph) \
+    X(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000, 1, CAPTURE_END, NONE,                    \
+      (CUstream hStream, CUgraph * phGraph), (hStream, phGraph), c.stream = hStream; c.out = phGraph) \
+    X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 11040, 0, GRAPH_INSTANTIATE, NONE,          \
+      (CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags),                       \
+      (phGraphExec, hGraph, flags), c.out = phGraphExec; c.graph = hGraph; c.flags64 = flags)      \
+    X(cuGraphLaunch, "cuGraphLaunch", 10000, 0, GRAPH_LAUNCH, GRAPH,                                 \
+      (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream), c.exec = hGraphExec;      \
+      c.stream = hStream)                                                                          \
+    X(cuGraphLaunch_ptsz, "cuGraphLaunch", 10000, 1, GRAPH_LAUNCH, GRAPH,                            \
+      (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream), c.exec = hGraphExec;      \
+      c.stream = hStream)                                                                          \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", 10000, 0, GRAPH_EXEC_DESTROY, NONE,                  \
+      (CUgraphExec hGraphExec), (hGraphExec), c.exec = hGraphExec)                                 \
+    X(cuGraphDestroy, "cuGraphDestroy", 10000, 0, GRAPH_DESTROY, NONE, (CUgraph hGraph), (hGraph),   \
+      c.graph = hGraph)                                                                            \
     /* memory pools */                                                                             \
     X(cuMemPoolCreate, "cuMemPoolCreate", 11020, 0, POOL_CREATE, NONE,                              \
       (CUmemoryPool * pool, const CUmemPoolProps *poolProps), (pool, poolProps), c.out = pool;     \
       c.pool_props = poolProps)                                                                    \
     X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, 0, POOL_DESTROY, NONE, (CUmemoryPool pool),      \
       (pool), c.pool = pool)                                                                       \
-    /* context teardown */                                                                         \
+    /* contexts: primary-context handles (to tell them from cuCtxCreate ones) and teardown */      \
+    X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, 0, CTX_RETAIN, NONE,              \
+      (CUcontext * pctx, CUdevice dev), (pctx, dev), c.out = pctx; c.dev = dev)                    \
     X(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease", 7000, 0, CTX_RELEASE, NONE,           \
       (CUdevice dev), (dev), c.dev = dev)                                                          \
     X(cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease", 11000, 0, CTX_RELEASE, NONE,       \

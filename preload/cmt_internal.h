@@ -40,8 +40,19 @@ enum cmt_family {
     CMT_FAM_VMM_MAP,
     CMT_FAM_VMM_UNMAP,
     CMT_FAM_VMM_RETAIN,
+    CMT_FAM_IPC_OPEN,
+    CMT_FAM_IPC_CLOSE,
+    CMT_FAM_VMM_IMPORT,
+    CMT_FAM_GRAPH_ALLOC_NODE,
+    CMT_FAM_GRAPH_FREE_NODE,
+    CMT_FAM_CAPTURE_END,
+    CMT_FAM_GRAPH_INSTANTIATE,
+    CMT_FAM_GRAPH_LAUNCH,
+    CMT_FAM_GRAPH_EXEC_DESTROY,
+    CMT_FAM_GRAPH_DESTROY,
     CMT_FAM_POOL_CREATE,
     CMT_FAM_POOL_DESTROY,
+    CMT_FAM_CTX_RETAIN,
     CMT_FAM_CTX_RELEASE,
     CMT_FAM_CTX_RESET,
     CMT_FAM_CTX_DESTROY,
@@ -77,6 +88,9 @@ struct cmt_call {
     const CUmemPoolProps *pool_props;
     CUdevice dev;
     CUcontext ctx;
+    CUgraph graph;
+    CUgraphExec exec;
+    CUDA_MEM_ALLOC_NODE_PARAMS *mem_node;
     const void *caller;      /* return address into the application */
     const void *frame;       /* the wrapper's frame address (stack cache key) */
     const char *sym;         /* cuGetProcAddress */
@@ -95,6 +109,9 @@ struct cmt_call {
         uint8_t space;
     } saved;
     int teardown_ctx;        /* ctx index to tear down after a successful destroy */
+    uint32_t stack;          /* allocations: captured before the real call */
+    uint16_t ctx_idx;        /* allocations: the current context (c->device: its device) */
+    bool captured;           /* stream-ordered allocation on a capturing stream */
 };
 
 size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) CMT_HIDDEN;

@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cmt_driver.h"
+#include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
@@ -122,7 +125,18 @@ static void read_config(void) {
     if (cmt_cfg.no_children) drop_from_ld_preload();
 }
 
+/* A page that reads as zero in a forked child (MADV_WIPEONFORK): the child's state is reset by
+ * whichever comes first, our pthread_atfork child handler or the first hook the child runs. The
+ * handler alone is not enough: another library's child handler registered before ours (its
+ * constructor ran first) may call CUDA in the child before ours runs, and would record into the
+ * parent's inherited staging block, i.e. into the parent's dump. */
+static volatile uint64_t *fork_token;
+
 static void fork_child(void) {
+    if (fork_token) {
+        if (*fork_token) return; /* already reset in this process (or not a fork: no wipe) */
+        *fork_token = 1;
+    }
     atomic_fetch_add(&cmt_generation, 1);
     cmt_writer_fork_child();
     cmt_ptr_fork_child();
@@ -131,15 +145,45 @@ static void fork_child(void) {
     cmt_modules_fork_child();
     cmt_driver_fork_child();
     cmt_vmm_fork_child();
+    cmt_graph_fork_child();
     cmt_events_fork_child();
     cmt_tls.gen = atomic_load(&cmt_generation);
     if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);
 }
 
+static int exit_status;
+static bool status_handler; /* on_exit(end_of_process) is registered */
+static void emit_exit(int how, int status);
+/* Registered at initialisation, before main: it runs however exit() is reached (also libc's own
+ * exit after main returns, which never calls our exported exit()), and, registered before the
+ * dynamic linker's destructor pass, after it: the EXIT record follows everything the other
+ * libraries' exit handlers and destructors did (a runtime releasing its contexts, ...). */
+static void end_of_process(int status, void *arg) {
+    (void)arg;
+    emit_exit(CMT_EXIT_CLEAN, status);
+}
+
 static __thread bool initialising; /* this thread runs cmt_init (a nested call returns) */
 
+static void fork_token_init(void) {
+    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;
+#ifdef MADV_WIPEONFORK
+    if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
+        *(volatile uint64_t *)p = 1;
+        fork_token = p;
+        return;
+    }
+#endif
+    munmap(p, 4096); /* kernel before 4.14: only the atfork handler resets */
+}
+
 void cmt_init(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) return;
+    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) {
+        if (CMT_UNLIKELY(fork_token && !*fork_token))
+            fork_child(); /* a child, before our handler */
+        return;
+    }
     int expected = 0;
     if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
         /* another thread is reading the configuration: wait for it (never for ourselves; bounded,
@@ -149,11 +193,13 @@ void cmt_init(void) {
         return;
     }
     initialising = true;
+    fork_token_init();
     cmt_dl_init();
     read_config();
     cmt_signals_init();
     cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
+    status_handler = on_exit(end_of_process, NULL) == 0;
     initialising = false;
     atomic_store_explicit(&init_state, 2, memory_order_release);
 }
@@ -173,21 +219,30 @@ static void emit_exit(int how, int status) {
     cmt_rec_end(CMT_REC_EXIT, p);
 }
 
-static int exit_status;
-__attribute__((destructor)) static void cmt_dtor(void) { emit_exit(CMT_EXIT_CLEAN, exit_status); }
+/* Only when on_exit could not register end_of_process (the status is then known only when the
+ * exported exit() was called). */
+__attribute__((destructor)) static void cmt_dtor(void) {
+    if (!status_handler) emit_exit(CMT_EXIT_CLEAN, exit_status);
+}
 
+/* Like the exec wrappers, exit and _exit check that the next definition was found; without one
+ * (the tracker not ahead of libc in the search order) the process still ends with its status. */
 CMT_EXPORT void exit(int status) {
     exit_status = status;
     void (*real)(int) = (void (*)(int))cmt_next_sym("exit");
-    real(status);
-    __builtin_unreachable();
+    if (CMT_LIKELY(real != NULL)) real(status);
+    /* no exit() to run the handlers: keep what stdio buffered, record the end, end like _exit */
+    fflush(NULL);
+    emit_exit(CMT_EXIT_CLEAN, status);
+    _exit(status);
 }
 
 CMT_EXPORT void _exit(int status) {
     emit_exit(CMT_EXIT_IMMEDIATE, status);
     void (*real)(int) = (void (*)(int))cmt_next_sym("_exit");
-    real(status);
-    __builtin_unreachable();
+    if (CMT_LIKELY(real != NULL)) real(status);
+    for (;;)
+        syscall(SYS_exit_group, status);
 }
 
 CMT_EXPORT void _Exit(int status) { _exit(status); }

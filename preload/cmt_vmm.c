@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmt_driver.h"
 #include "cmt_signals.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
@@ -20,6 +21,8 @@ struct handle {
     uint64_t handle, size;
     uint32_t stack, refs, maps;
     int device;
+    uint8_t kind; /* CMT_KIND_VMM or CMT_KIND_IMPORTED */
+    bool pending; /* imported, not mapped yet: nothing recorded */
 };
 struct mapping {
     UT_hash_handle hh;
@@ -49,9 +52,12 @@ static void emit_map(int op, uint64_t va, uint64_t size, uint64_t handle) {
 
 static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
-    cmt_emit_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
-    cmt_live_add(h->device, -(int64_t)h->size, NULL);
-    if (undo.nfreed < MAX_UNDO) undo.freed[undo.nfreed++] = *h;
+    if (!h->pending) cmt_emit_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
+    if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, -(int64_t)h->size, NULL);
+    if (undo.nfreed < MAX_UNDO)
+        undo.freed[undo.nfreed++] = *h;
+    else
+        cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
     free(h);
 }
 
@@ -65,9 +71,10 @@ static void restore_handle(enum cmt_api api, const struct handle *saved, CUresul
         free(h);
         return;
     }
-    cmt_emit_alloc(CMT_REC_RETRACK, api, CMT_KIND_VMM, CMT_SPACE_VMM, h->device, h->handle, h->size,
+    if (h->pending) return;
+    cmt_emit_alloc(CMT_REC_RETRACK, api, h->kind, CMT_SPACE_VMM, h->device, h->handle, h->size,
                    h->size, h->stack, 0, cmt_next_seq(), r);
-    cmt_live_add(h->device, (int64_t)h->size, NULL);
+    if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, (int64_t)h->size, NULL);
 }
 
 void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
@@ -78,10 +85,17 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
         else
             device = -1;
     }
+    /* its identity even when no context was ever current (a device-addressed call) */
+    if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
     struct handle *h = calloc(1, sizeof *h);
     if (h) {
-        *h = (struct handle){.handle = handle, .size = c->size, .stack = stack, .refs = 1, .device = device};
+        *h = (struct handle){.handle = handle,
+                             .size = c->size,
+                             .stack = stack,
+                             .refs = 1,
+                             .device = device,
+                             .kind = CMT_KIND_VMM};
         vmm_oom = 0;
         HASH_ADD(hh, handles, handle, sizeof h->handle, h);
         if (vmm_oom) {
@@ -92,6 +106,34 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_VMM, CMT_SPACE_VMM, device, handle, c->size, c->size,
                    stack, 0, cmt_next_seq(), 0);
     cmt_live_add(device, (int64_t)c->size, c->caller);
+    pthread_mutex_unlock(&lock);
+}
+
+void cmt_vmm_imported(struct cmt_call *c, uint64_t handle, uint32_t stack) {
+    (void)c;
+    int device = -2;
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    if (CMT_DRV(cuMemGetAllocationPropertiesFromHandle, &prop,
+                (CUmemGenericAllocationHandle)handle) == CUDA_SUCCESS)
+        device = prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop.location.id : -1;
+    if (device >= 0) cmt_device_note(device);
+    pthread_mutex_lock(&lock);
+    struct handle *h = calloc(1, sizeof *h);
+    if (h) {
+        *h = (struct handle){.handle = handle,
+                             .stack = stack,
+                             .refs = 1,
+                             .device = device,
+                             .kind = CMT_KIND_IMPORTED,
+                             .pending = true};
+        vmm_oom = 0;
+        HASH_ADD(hh, handles, handle, sizeof h->handle, h);
+        if (vmm_oom) {
+            free(h);
+            cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+        }
+    }
     pthread_mutex_unlock(&lock);
 }
 
@@ -143,6 +185,13 @@ void cmt_vmm_mapped(struct cmt_call *c) {
         else if (h)
             h->maps++;
     }
+    if (h && h->pending) { /* an imported handle's first mapping: recorded now, with its size */
+        h->pending = false;
+        h->size = c->size;
+        cmt_emit_alloc(CMT_REC_ALLOC, CMT_API_cuMemImportFromShareableHandle, CMT_KIND_IMPORTED,
+                       CMT_SPACE_VMM, h->device, h->handle, h->size, h->size, h->stack, 0,
+                       cmt_next_seq(), 0);
+    }
     emit_map(1, c->ptr, c->size, c->handle);
     pthread_mutex_unlock(&lock);
 }
@@ -157,7 +206,10 @@ void cmt_vmm_unmap_pre(struct cmt_call *c) {
     HASH_ITER(hh, mappings, m, tmp) {
         if (m->va < lo || m->va >= hi) continue;
         HASH_DEL(mappings, m);
-        if (undo.nmaps < MAX_UNDO) undo.maps[undo.nmaps++] = *m;
+        if (undo.nmaps < MAX_UNDO)
+            undo.maps[undo.nmaps++] = *m;
+        else
+            cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
         struct handle *h;
         HASH_FIND(hh, handles, &m->handle, sizeof m->handle, h);
         if (h && h->maps > 0 && --h->maps == 0 && h->refs == 0) end_handle(c->api, h);

@@ -12,6 +12,9 @@
 #include "cmt_internal.h"
 
 void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack);
+/* cuMemImportFromShareableHandle: another process's memory; recorded (kind imported) at its first
+ * mapping, whose size it takes (the handle's own size is not known to the importer). */
+void cmt_vmm_imported(struct cmt_call *c, uint64_t handle, uint32_t stack);
 void cmt_vmm_release_pre(struct cmt_call *c);
 void cmt_vmm_release_post(struct cmt_call *c, CUresult r);
 void cmt_vmm_mapped(struct cmt_call *c);

@@ -12,7 +12,7 @@
     CMT_EXPORT CUresult cmt_w_##sym params {                                                       \
         typedef CUresult(*cmt_fn_t) params;                                                        \
         cmt_fn_t real = (cmt_fn_t)cmt_real_slot(CMT_API_##sym);                                    \
-        if (CMT_UNLIKELY(!real)) return CUDA_ERROR_NOT_INITIALIZED;                                \
+        if (CMT_UNLIKELY(!real)) return CUDA_ERROR_NOT_FOUND; /* not in the driver: as CMT_DRV */ \
         struct cmt_call c = {.api = CMT_API_##sym, .family = CMT_FAM_##fam,                        \
                              .kind = CMT_KIND_##knd};                                             \
         c.caller = __builtin_return_address(0);                                                    \

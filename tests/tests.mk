@@ -45,6 +45,13 @@ $(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/cmt_n
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PIC_CFLAGS) -Ianalyzer -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -lpthread
 
+# the same fake as a driver that lacks some entry points (tests/fakecuda/old_driver.map)
+test-programs: $(FAKE_OUT)/fakecuda_old/libcuda.so.1
+$(FAKE_OUT)/fakecuda_old/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/old_driver.map include/cmt_format.h tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=tests/fakecuda/old_driver.map \
+		-o $@ $< -lpthread
+
 # --- runtime double ------------------------------------------------------------------------
 $(FAKE_OUT)/fakert/fakert_procs.h: $(FAKE_GETPROC_REF) tests/tests.mk
 	@mkdir -p $(@D)
@@ -87,6 +94,14 @@ $(FAKE_OUT)/progs/%.static: tests/progs/%.c $(FAKE_OUT)/fakert/libcudart_static.
 $(FAKE_OUT)/progs/drv_%: tests/progs/drv_%.c $(FAKE_PROG_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< $(FAKE_CUDA_STUB) -lpthread
+
+# drv_atfork needs libatforkcuda.so (another library's atfork child handler calling CUDA)
+$(FAKE_OUT)/progs/libatforkcuda.so: tests/progs/atforkcuda.c tests/tests.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< $(FAKE_CUDA_STUB) -lpthread
+$(FAKE_OUT)/progs/drv_atfork: tests/progs/drv_atfork.c $(FAKE_OUT)/progs/libatforkcuda.so $(FAKE_PROG_DEPS)
+	$(CC) $(FAKE_PROG_CFLAGS) -o $@ $< -L$(FAKE_OUT)/progs -Wl,--no-as-needed -latforkcuda \
+		-Wl,-rpath,'$$ORIGIN' $(FAKE_CUDA_STUB) -lpthread
 
 $(FAKE_OUT)/progs/fake_getproc_test: tests/progs/fake_getproc_test.c $(FAKE_GETPROC_REF) $(FAKE_PROG_DEPS)
 	@mkdir -p $(@D)

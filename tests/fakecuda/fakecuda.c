@@ -15,7 +15,8 @@
  *     leak KIND PHYS ORDINAL 0xPTR BYTES WHEN      (WHEN: exit | teardown)
  *
  * Environment: FAKECUDA_DEVICES, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, FAKECUDA_MEM_MB,
- * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE.
+ * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE,
+ * FAKECUDA_GATE.
  * See tests/fakecuda/README.md (format, variables, semantics).
  */
 #include <cuda.h>
@@ -31,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmt_format.h"
@@ -49,7 +51,7 @@ static const char *const fk_kind_names[] = {
 #undef FK_KIND_NAME
 };
 
-enum { FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
+enum { FK_MAGIC_EXEC = 0x45584543, FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
        FK_MAGIC_GRAPH = 0x47524150, FK_MAGIC_ARRAY = 0x41525241, FK_MAGIC_EVENT = 0x45564e54 };
 
 struct fk_ctx {
@@ -68,8 +70,19 @@ struct fk_pool {
     int loc_id;
 };
 
+struct fk_alloc;
 struct fk_graph {
     int magic;
+    struct fk_alloc **allocs; /* its memory alloc nodes (entries of fk_tab, kind graph) */
+    int nalloc, capalloc;
+    uintptr_t *frees;         /* its memory free nodes */
+    int nfree, capfree;
+};
+
+struct fk_exec {
+    int magic;
+    struct fk_graph *g;
+    unsigned long long flags;
 };
 
 struct fk_stream {
@@ -85,6 +98,8 @@ struct fk_event {
 
 struct fk_vmm {            /* a physical allocation made by cuMemCreate; handle = its address */
     size_t size;
+    int imported;          /* made by cuMemImportFromShareableHandle (another process's memory) */
+    unsigned handle_types; /* requestedHandleTypes: what cuMemExportToShareableHandle may make */
     int ord;
     int fd;                /* memfd holding the bytes */
     int refs;              /* 1 for the handle + 1 per mapping + 1 per retain */
@@ -109,6 +124,9 @@ struct fk_alloc {
     void *obj;             /* fk_vmm / fk_array */
     struct fk_pool *pool;
     struct fk_graph *graph; /* captured: a graph node, not counted */
+    int glive;             /* kind graph: allocated by a launch, not freed yet */
+    int refs;              /* imported (IPC): opens of the same handle in this process */
+    uint64_t origin;       /* imported (IPC): exporter pid << 48 ^ its pointer */
 };
 
 struct fk_map {
@@ -170,10 +188,66 @@ static void fk_trace_call(const char *fn)
     }
 }
 
+/* FAKECUDA_GATE=1 (ordering tests): the thread whose cuMemCreate returns first is held at its
+ * next driver entry (whoever makes it: the tracker's post-hook or the program) until another
+ * thread's cuMemRelease has returned (at most 10 s). fakecuda_gate_wait() returns 0 once that
+ * thread is held (-1 after 10 s): a test can then act "after the create returned, before the
+ * creating thread goes on", deterministically. */
+static int fk_gate;
+static int fk_gate_state; /* 0 idle, 1 armed, 2 held, 3 open */
+static __thread int fk_gate_mine;
+static pthread_mutex_t fk_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t fk_gate_cond = PTHREAD_COND_INITIALIZER;
+
+static int fk_gate_until(int state)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 10;
+    int r = 0;
+    while (fk_gate_state < state && r == 0)
+        r = pthread_cond_timedwait(&fk_gate_cond, &fk_gate_lock, &dl);
+    return fk_gate_state >= state ? 0 : -1;
+}
+
+static void fk_gate_hold(void)
+{
+    fk_gate_mine = 0;
+    pthread_mutex_lock(&fk_gate_lock);
+    fk_gate_state = 2;
+    pthread_cond_broadcast(&fk_gate_cond);
+    if (fk_gate_until(3) != 0)
+        fprintf(stderr, "fakecuda: gate: no cuMemRelease from another thread in 10 s\n");
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+static void fk_gate_set(int from, int to, int mine)
+{
+    if (!fk_gate)
+        return;
+    pthread_mutex_lock(&fk_gate_lock);
+    if (fk_gate_state == from && !fk_gate_mine) {
+        fk_gate_state = to;
+        fk_gate_mine = mine;
+        pthread_cond_broadcast(&fk_gate_cond);
+    }
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+FK_EXPORT int fakecuda_gate_wait(void)
+{
+    pthread_mutex_lock(&fk_gate_lock);
+    int r = fk_gate_until(2);
+    pthread_mutex_unlock(&fk_gate_lock);
+    return r;
+}
+
 #define ENTER()                                                                                    \
     do {                                                                                           \
         if (fk_trace)                                                                              \
             fk_trace_call(__func__);                                                               \
+        if (fk_gate_mine)                                                                          \
+            fk_gate_hold();                                                                        \
     } while (0)
 #define NEED_INIT()                                                                                \
     do {                                                                                           \
@@ -299,6 +373,8 @@ static void fk_fast_leaks(struct fk_buf *b);
 
 static void fk_leak_line(struct fk_buf *b, const struct fk_alloc *a, const char *when)
 {
+    if (a->kind == CMT_KIND_IMPORTED)
+        return; /* another process's memory: never this process's leak */
     fk_buf_add(b, "leak %s %d %d 0x%llx %zu %s\n", fk_kind_names[a->kind], fk_phys(a->ord), a->ord,
                (unsigned long long)a->key, a->size, when);
 }
@@ -327,7 +403,7 @@ static void fk_gt_write(void)
     }
     for (size_t i = 0; i < FK_NBUCKET; i++)
         for (struct fk_alloc *a = fk_tab[i]; a; a = a->next)
-            if (!a->graph)
+            if (a->kind == CMT_KIND_GRAPH ? a->glive : !a->graph)
                 fk_leak_line(&b, a, "exit");
     fk_fast_leaks(&b);
     char tmp[4200];
@@ -462,6 +538,7 @@ static void fk_env(void)
     if ((e = getenv("FAKECUDA_MEM_MB")) && *e)
         fk_mem_limit = (size_t)strtoull(e, NULL, 10) << 20;
     fk_trace = (e = getenv("FAKECUDA_TRACE")) && *e && strcmp(e, "0");
+    fk_gate = (e = getenv("FAKECUDA_GATE")) && *e && strcmp(e, "0");
     fk_fast = (e = getenv("FAKECUDA_FAST")) && *e && strcmp(e, "0");
     fk_gt_sync = (e = getenv("FAKECUDA_GROUND_TRUTH_SYNC")) && *e && strcmp(e, "0");
     if ((e = getenv("FAKECUDA_GROUND_TRUTH")) && *e)
@@ -546,7 +623,7 @@ static int fk_ctx_usable(struct fk_ctx *c) { return c && c->alive; }
 
 static void fk_free_alloc_mem(struct fk_alloc *a)
 {
-    if (fk_counts_on_device(a->kind) && !a->graph)
+    if (a->kind == CMT_KIND_GRAPH ? a->glive : fk_counts_on_device(a->kind) && !a->graph)
         fk_unreserve(a->ord, a->size);
     if (a->kind == CMT_KIND_ARRAY && a->obj) {
         struct fk_array *arr = a->obj;
@@ -556,6 +633,53 @@ static void fk_free_alloc_mem(struct fk_alloc *a)
     } else if (a->mem) {
         free(a->mem);
     }
+}
+
+/* Graph memory helpers (fk_lock held). */
+static size_t fk_graph_used[FK_MAX_DEV];
+static int fk_graph_add_alloc(struct fk_graph *g, struct fk_alloc *a)
+{
+    if (g->nalloc == g->capalloc) {
+        int nc = g->capalloc ? g->capalloc * 2 : 8;
+        struct fk_alloc **n = realloc(g->allocs, (size_t)nc * sizeof *n);
+        if (!n)
+            return 0;
+        g->allocs = n;
+        g->capalloc = nc;
+    }
+    g->allocs[g->nalloc++] = a;
+    return 1;
+}
+static int fk_graph_add_free(struct fk_graph *g, uintptr_t p)
+{
+    if (g->nfree == g->capfree) {
+        int nc = g->capfree ? g->capfree * 2 : 8;
+        uintptr_t *n = realloc(g->frees, (size_t)nc * sizeof *n);
+        if (!n)
+            return 0;
+        g->frees = n;
+        g->capfree = nc;
+    }
+    g->frees[g->nfree++] = p;
+    return 1;
+}
+/* Frees the memory of a launched graph allocation; its address stays the node's while its graph
+ * lives (an orphan, whose graph was destroyed, is removed). 0 when it was not allocated. */
+static int fk_graph_free(struct fk_alloc *a, struct fk_alloc **link)
+{
+    if (!a->glive)
+        return 0;
+    fk_unreserve(a->ord, a->size);
+    fk_graph_used[a->ord] -= a->size;
+    a->glive = 0;
+    fk_free_calls++;
+    if (!a->graph && link) {
+        *link = a->next;
+        free(a->mem);
+        free(a);
+    }
+    fk_changed();
+    return 1;
 }
 
 static void fk_fast_teardown(int ctxid);
@@ -1038,6 +1162,171 @@ FK_EXPORT CUresult cuDeviceCanAccessPeer(int *can, CUdevice a, CUdevice b)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Imported memory: legacy IPC and shareable handles, between processes                       */
+/* cuIpcGetMemHandle writes {magic, exporter pid, pointer, size, ordinal} into the handle; another
+ * process's cuIpcOpenMemHandle maps it (here: host memory of that size; the bytes are not shared)
+ * into its current context, once per handle (reference counted, like the driver), and
+ * cuIpcCloseMemHandle unmaps it. Opening a handle in the process that exported it fails
+ * (CUDA_ERROR_INVALID_CONTEXT). cuMemExportToShareableHandle(POSIX_FILE_DESCRIPTOR) hands out a
+ * descriptor of the allocation's memfd (the handle must have been created with that type
+ * requested); cuMemImportFromShareableHandle makes a handle over it in the importing process.
+ * Imported memory is not the importer's: it counts against no device, is in no alloc_calls and
+ * never a leak line. */
+
+static struct fk_vmm *fk_vmm_of(CUmemGenericAllocationHandle h, struct fk_alloc ***link);
+
+struct fk_ipc {
+    uint32_t magic;
+    int32_t pid;
+    uint64_t ptr, size;
+    int32_t ord;
+};
+#define FK_IPC_MAGIC 0x49504331u
+
+FK_EXPORT CUresult cuIpcGetMemHandle(CUipcMemHandle *h, CUdeviceptr p)
+{
+    ENTER();
+    NEED_INIT();
+    if (!h)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_find((uintptr_t)p, CMT_SPACE_ADDR, NULL);
+    struct fk_ipc ipc = {0};
+    if (a && a->kind == CMT_KIND_DEVICE)
+        ipc = (struct fk_ipc){FK_IPC_MAGIC, (int32_t)getpid(), (uint64_t)p, a->size, a->ord};
+    pthread_mutex_unlock(&fk_lock);
+    if (!ipc.magic)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(h, 0, sizeof *h);
+    memcpy(h->reserved, &ipc, sizeof ipc);
+    return CUDA_SUCCESS;
+}
+
+static CUresult fk_ipc_open(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags);
+/* the CUDA 4.1 ABI variant (same parameters) */
+FK_EXPORT CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+    ENTER();
+    return fk_ipc_open(pdptr, h, flags);
+}
+
+FK_EXPORT CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+    ENTER();
+    return fk_ipc_open(pdptr, h, flags);
+}
+
+static CUresult fk_ipc_open(CUdeviceptr *pdptr, CUipcMemHandle h, unsigned int flags)
+{
+    NEED_INIT();
+    (void)flags;
+    struct fk_ipc ipc;
+    memcpy(&ipc, h.reserved, sizeof ipc);
+    if (!pdptr || ipc.magic != FK_IPC_MAGIC)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_ctx *c = FK_CUR();
+    if (!fk_ctx_usable(c) || ipc.pid == (int32_t)getpid())
+        return CUDA_ERROR_INVALID_CONTEXT;
+    uint64_t origin = (uint64_t)ipc.pid << 48 ^ ipc.ptr;
+    pthread_mutex_lock(&fk_lock);
+    for (size_t i = 0; i < FK_NBUCKET; i++)
+        for (struct fk_alloc *a = fk_tab[i]; a; a = a->next)
+            if (a->kind == CMT_KIND_IMPORTED && a->space == CMT_SPACE_ADDR && a->origin == origin) {
+                a->refs++;
+                *pdptr = (CUdeviceptr)a->key;
+                pthread_mutex_unlock(&fk_lock);
+                return CUDA_SUCCESS;
+            }
+    void *m = fk_mem(ipc.size);
+    struct fk_alloc *a = m ? fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_IMPORTED, ipc.ord, ipc.size, c, m) : NULL;
+    if (a) {
+        a->refs = 1;
+        a->origin = origin;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    if (!a) {
+        free(m);
+        return CUDA_ERROR_MAP_FAILED;
+    }
+    *pdptr = (CUdeviceptr)(uintptr_t)m;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuIpcCloseMemHandle(CUdeviceptr p)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_alloc **link;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_find((uintptr_t)p, CMT_SPACE_ADDR, &link);
+    if (!a || a->kind != CMT_KIND_IMPORTED) {
+        pthread_mutex_unlock(&fk_lock);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (--a->refs == 0) {
+        *link = a->next;
+        free(a->mem);
+        free(a);
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuMemExportToShareableHandle(void *sh, CUmemGenericAllocationHandle h,
+                                                CUmemAllocationHandleType type, unsigned long long flags)
+{
+    ENTER();
+    NEED_INIT();
+    if (!sh || flags || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_vmm *v = fk_vmm_of(h, NULL);
+    int fd = v && (v->handle_types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) ? fcntl(v->fd, F_DUPFD_CLOEXEC, 0) : -2;
+    pthread_mutex_unlock(&fk_lock);
+    if (fd == -2)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *(int *)sh = fd;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os,
+                                                  CUmemAllocationHandleType type)
+{
+    ENTER();
+    NEED_INIT();
+    if (!h || type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return CUDA_ERROR_INVALID_VALUE;
+    int fd = fcntl((int)(intptr_t)os, F_DUPFD_CLOEXEC, 0);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+        if (fd >= 0)
+            close(fd);
+        return CUDA_ERROR_INVALID_HANDLE;
+    }
+    struct fk_vmm *v = calloc(1, sizeof *v);
+    if (!v) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    /* the device: the exporter's (this fake keeps no record of it across processes: device 0) */
+    *v = (struct fk_vmm){.size = (size_t)st.st_size, .ord = 0, .fd = fd, .refs = 1, .imported = 1};
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_insert((uintptr_t)v, CMT_SPACE_VMM, CMT_KIND_IMPORTED, 0, v->size, NULL, NULL);
+    if (a)
+        a->obj = v;
+    pthread_mutex_unlock(&fk_lock);
+    if (!a) {
+        close(fd);
+        free(v);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)v;
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Contexts                                                                                   */
 
 static void fk_exit_handler(void) { fk_mark_exiting(); }
@@ -1166,12 +1455,24 @@ static CUresult fk_ctx_create(CUcontext *pctx, unsigned flags, CUdevice d)
     if (!c)
         return CUDA_ERROR_OUT_OF_MEMORY;
     pthread_mutex_lock(&fk_lock);
-    if (fk_nctx >= FK_MAX_CTX) {
-        pthread_mutex_unlock(&fk_lock);
+    int id = 0;
+    if (fk_nctx < FK_MAX_CTX) {
+        id = ++fk_nctx;
+    } else {
+        /* like the driver, a destroyed context's resources (and its handle) are reused: at most
+         * FK_MAX_CTX contexts exist at once, any number over the process's life */
+        for (int i = 1; i <= FK_MAX_CTX && !id; i++)
+            if (!fk_ctxs[i]->primary && !fk_ctxs[i]->alive)
+                id = i;
+        if (!id) {
+            pthread_mutex_unlock(&fk_lock);
+            free(c);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
         free(c);
-        return CUDA_ERROR_OUT_OF_MEMORY;
+        c = fk_ctxs[id];
     }
-    *c = (struct fk_ctx){.magic = FK_MAGIC_CTX, .id = ++fk_nctx, .ord = d, .alive = 1, .flags = flags};
+    *c = (struct fk_ctx){.magic = FK_MAGIC_CTX, .id = id, .ord = d, .alive = 1, .flags = flags};
     fk_ctxs[c->id] = c;
     pthread_mutex_unlock(&fk_lock);
     if (fk_depth < 32)
@@ -1395,6 +1696,11 @@ static CUresult fk_free_linear(uintptr_t p, unsigned mask, CUresult notfound)
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc **link;
     struct fk_alloc *a = fk_find(p, CMT_SPACE_ADDR, &link);
+    if (a && a->kind == CMT_KIND_GRAPH && (mask & (1u << CMT_KIND_DEVICE))) {
+        CUresult r = fk_graph_free(a, link) ? CUDA_SUCCESS : notfound;
+        pthread_mutex_unlock(&fk_lock);
+        return r;
+    }
     if (!a || !(mask & (1u << a->kind)) || a->graph) {
         pthread_mutex_unlock(&fk_lock);
         return notfound;
@@ -1865,7 +2171,10 @@ FK_EXPORT CUresult cuGraphDestroy(CUgraph g)
         struct fk_alloc **pp = &fk_tab[i];
         while (*pp) {
             struct fk_alloc *a = *pp;
-            if (a->graph == gr) {
+            if (a->graph == gr && a->glive) {
+                a->graph = NULL; /* live graph memory outlives its graph (Graph Memory Nodes) */
+                pp = &a->next;
+            } else if (a->graph == gr) {
                 *pp = a->next;
                 fk_free_alloc_mem(a);
                 free(a);
@@ -1875,7 +2184,182 @@ FK_EXPORT CUresult cuGraphDestroy(CUgraph g)
     }
     pthread_mutex_unlock(&fk_lock);
     gr->magic = 0;
+    free(gr->allocs);
+    free(gr->frees);
     free(gr);
+    return CUDA_SUCCESS;
+}
+
+/* Graph memory nodes (CUDA Programming Guide, "Graph Memory Nodes"): an alloc node's address is
+ * fixed when the node is made; the memory is allocated (counted against the device, alloc_calls)
+ * when a launch reaches the node, and freed by a free node of a launch, by cuMemFree /
+ * cuMemFreeAsync outside the graph, or, for an executable instantiated with
+ * AUTO_FREE_ON_LAUNCH, at its next launch (without it, relaunching while the memory is still
+ * allocated fails). Destroying the graph or the executable frees nothing. This fake returns graph
+ * memory to the device at once (nothing is kept reserved): cuDeviceGraphMemTrim has nothing to
+ * do, and reserved equals used in cuDeviceGetGraphMemAttribute. */
+static size_t fk_graph_high[FK_MAX_DEV];
+
+FK_EXPORT CUresult cuGraphCreate(CUgraph *pg, unsigned int flags)
+{
+    ENTER();
+    NEED_INIT();
+    if (!pg || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    g->magic = FK_MAGIC_GRAPH;
+    *pg = (CUgraph)g;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                          CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+    ENTER();
+    NEED_INIT();
+    (void)deps;
+    (void)ndeps;
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!node || !g || g->magic != FK_MAGIC_GRAPH || !p || !p->bytesize ||
+        p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fk_valid_dev(p->poolProps.location.id))
+        return CUDA_ERROR_INVALID_DEVICE;
+    void *m = fk_mem(p->bytesize);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a =
+        fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, p->poolProps.location.id, p->bytesize, NULL, m);
+    if (a) {
+        a->graph = g;
+        if (!fk_graph_add_alloc(g, a))
+            a = NULL;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    if (!a)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    p->dptr = (CUdeviceptr)(uintptr_t)m;
+    *node = (CUgraphNode)a;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                         CUdeviceptr dptr)
+{
+    ENTER();
+    NEED_INIT();
+    (void)deps;
+    (void)ndeps;
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!node || !g || g->magic != FK_MAGIC_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    struct fk_alloc *a = fk_find((uintptr_t)dptr, CMT_SPACE_ADDR, NULL);
+    int ok = a && a->kind == CMT_KIND_GRAPH && fk_graph_add_free(g, (uintptr_t)dptr);
+    pthread_mutex_unlock(&fk_lock);
+    if (!ok)
+        return CUDA_ERROR_INVALID_VALUE;
+    *node = (CUgraphNode)(uintptr_t)(dptr | 1);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg, unsigned long long flags)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!pe || !g || g->magic != FK_MAGIC_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_exec *e = calloc(1, sizeof *e);
+    if (!e)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *e = (struct fk_exec){.magic = FK_MAGIC_EXEC, .g = g, .flags = flags};
+    *pe = (CUgraphExec)e;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
+{
+    if (!fk_inited)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    (void)s;
+    struct fk_exec *e = (struct fk_exec *)he;
+    if (!e || e->magic != FK_MAGIC_EXEC || !e->g || e->g->magic != FK_MAGIC_GRAPH)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_graph *g = e->g;
+    pthread_mutex_lock(&fk_lock);
+    for (int i = 0; i < g->nalloc; i++)
+        if (g->allocs[i]->glive && !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)) {
+            pthread_mutex_unlock(&fk_lock);
+            return CUDA_ERROR_INVALID_VALUE; /* its memory from the last launch was not freed */
+        }
+    for (int i = 0; i < g->nalloc; i++)
+        if (g->allocs[i]->glive)
+            fk_graph_free(g->allocs[i], NULL); /* AUTO_FREE_ON_LAUNCH */
+    CUresult r = CUDA_SUCCESS;
+    for (int i = 0; i < g->nalloc && r == CUDA_SUCCESS; i++) {
+        struct fk_alloc *a = g->allocs[i];
+        if (!fk_reserve(a->ord, a->size)) {
+            r = CUDA_ERROR_OUT_OF_MEMORY;
+            for (int k = 0; k < i; k++)
+                fk_graph_free(g->allocs[k], NULL);
+            break;
+        }
+        a->glive = 1;
+        fk_alloc_calls++;
+        fk_graph_used[a->ord] += a->size;
+        if (fk_graph_used[a->ord] > fk_graph_high[a->ord])
+            fk_graph_high[a->ord] = fk_graph_used[a->ord];
+    }
+    for (int i = 0; i < g->nfree && r == CUDA_SUCCESS; i++) {
+        struct fk_alloc *a = fk_find(g->frees[i], CMT_SPACE_ADDR, NULL);
+        if (a && a->kind == CMT_KIND_GRAPH)
+            fk_graph_free(a, NULL);
+    }
+    fk_changed();
+    pthread_mutex_unlock(&fk_lock);
+    return r;
+}
+
+FK_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
+FK_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
+
+FK_EXPORT CUresult cuGraphExecDestroy(CUgraphExec he)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_exec *e = (struct fk_exec *)he;
+    if (!e || e->magic != FK_MAGIC_EXEC)
+        return CUDA_ERROR_INVALID_VALUE;
+    e->magic = 0;
+    free(e);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice d)
+{
+    ENTER();
+    NEED_INIT();
+    return fk_valid_dev(d) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+FK_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice d, CUgraphMem_attribute attr, void *value)
+{
+    ENTER();
+    NEED_INIT();
+    if (!fk_valid_dev(d))
+        return CUDA_ERROR_INVALID_DEVICE;
+    if (!value)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    cuuint64_t v = attr == CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT || attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT
+                       ? fk_graph_used[d]
+                       : fk_graph_high[d];
+    pthread_mutex_unlock(&fk_lock);
+    *(cuuint64_t *)value = v;
     return CUDA_SUCCESS;
 }
 
@@ -2033,13 +2517,16 @@ static CUresult fk_alloc_async(CUdeviceptr *dptr, size_t size, struct fk_pool *p
     pthread_mutex_lock(&fk_lock);
     /* Device-located pool memory belongs to that device's primary context (a teardown of it ends
      * the allocation); host-located pools outlive contexts. */
-    struct fk_alloc *a = fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_ASYNC, ord, size,
-                                   ord >= 0 ? (c->ord == ord ? c : &fk_prim[ord]) : NULL, m);
+    struct fk_alloc *a = g ? fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, ord, size, NULL, m)
+                           : fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_ASYNC, ord, size,
+                                       ord >= 0 ? (c->ord == ord ? c : &fk_prim[ord]) : NULL, m);
     if (a) {
         a->pool = pool;
         a->graph = g;
         if (!g)
             fk_alloc_calls++;
+        else
+            fk_graph_add_alloc(g, a); /* (out of memory in a test fake: the node is not launched) */
     }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
@@ -2063,14 +2550,20 @@ static CUresult fk_free_async(CUdeviceptr p, CUstream s)
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc **link;
     struct fk_alloc *a = fk_find((uintptr_t)p, CMT_SPACE_ADDR, &link);
-    if (!a || !(FK_DEVMASK & (1u << a->kind))) {
+    if (!a || !((FK_DEVMASK | 1u << CMT_KIND_GRAPH) & (1u << a->kind))) {
         pthread_mutex_unlock(&fk_lock);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    if (st && st->capturing && !a->graph) {
+    if (st && st->capturing) {
         /* A free node in the graph: the memory is freed when the graph runs, not now. */
+        fk_graph_add_free(st->graph, (uintptr_t)p);
         pthread_mutex_unlock(&fk_lock);
         return CUDA_SUCCESS;
+    }
+    if (a->kind == CMT_KIND_GRAPH) {
+        CUresult r = fk_graph_free(a, link) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+        pthread_mutex_unlock(&fk_lock);
+        return r;
     }
     *link = a->next;
     if (!a->graph)
@@ -2186,7 +2679,8 @@ static void fk_vmm_unref(CUmemGenericAllocationHandle h)
         return;
     struct fk_alloc *a = *link;
     *link = a->next;
-    fk_unreserve(a->ord, a->size);
+    if (!v->imported)
+        fk_unreserve(a->ord, a->size);
     close(v->fd);
     free(v);
     free(a);
@@ -2221,7 +2715,8 @@ FK_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
         fk_unreserve(ord, size);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    *v = (struct fk_vmm){.size = size, .ord = ord, .fd = fd, .refs = 1};
+    *v = (struct fk_vmm){.size = size, .ord = ord, .fd = fd, .refs = 1,
+                         .handle_types = (unsigned)prop->requestedHandleTypes};
     pthread_mutex_lock(&fk_lock);
     struct fk_alloc *a = fk_insert((uintptr_t)v, CMT_SPACE_VMM, CMT_KIND_VMM, ord, size, NULL, NULL);
     if (a) {
@@ -2237,6 +2732,7 @@ FK_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)v;
+    fk_gate_set(0, 1, 1);
     return CUDA_SUCCESS;
 }
 
@@ -2254,6 +2750,7 @@ FK_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     fk_vmm_unref(h);
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
+    fk_gate_set(2, 3, 0);
     return CUDA_SUCCESS;
 }
 
@@ -2613,6 +3110,21 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuMemAddressReserve, 10020, 0, cuMemAddressReserve)                                          \
     X(cuMemAddressFree, 10020, 0, cuMemAddressFree)                                                \
     X(cuMemCreate, 10020, 0, cuMemCreate)                                                          \
+    X(cuIpcGetMemHandle, 4010, 0, cuIpcGetMemHandle)                                               \
+    X(cuGraphCreate, 10000, 0, cuGraphCreate)                                                      \
+    X(cuGraphAddMemAllocNode, 11040, 0, cuGraphAddMemAllocNode)                                    \
+    X(cuGraphAddMemFreeNode, 11040, 0, cuGraphAddMemFreeNode)                                      \
+    X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags)                          \
+    X(cuGraphLaunch, 10000, 0, cuGraphLaunch)                                                      \
+    X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz)                                                 \
+    X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy)                                            \
+    X(cuDeviceGraphMemTrim, 11040, 0, cuDeviceGraphMemTrim)                                        \
+    X(cuDeviceGetGraphMemAttribute, 11040, 0, cuDeviceGetGraphMemAttribute)                        \
+    X(cuIpcOpenMemHandle, 4010, 0, cuIpcOpenMemHandle)                                             \
+    X(cuIpcOpenMemHandle, 11000, 0, cuIpcOpenMemHandle_v2)                                         \
+    X(cuIpcCloseMemHandle, 4010, 0, cuIpcCloseMemHandle)                                           \
+    X(cuMemExportToShareableHandle, 10020, 0, cuMemExportToShareableHandle)                        \
+    X(cuMemImportFromShareableHandle, 10020, 0, cuMemImportFromShareableHandle)                    \
     X(cuMemRelease, 10020, 0, cuMemRelease)                                                        \
     X(cuMemMap, 10020, 0, cuMemMap)                                                                \
     X(cuMemUnmap, 10020, 0, cuMemUnmap)                                                            \

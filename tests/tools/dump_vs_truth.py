@@ -39,6 +39,7 @@ def num(v):
 def replay(recs):
     live = {}       # (space, ptr) -> (kind, dev, size, granted, ctx)
     ctx_dev = {}
+    imported = set()
     leaks = []
     allocs = 0
     problems = []
@@ -48,6 +49,9 @@ def replay(recs):
         elif typ in ('ALLOC', 'RETRACK'):
             flags = num(f['flags'])
             if flags & 4:  # captured: a graph node
+                continue
+            if f['kind'] == 'imported':  # another process's memory: not an allocation of this one
+                imported.add((flags & 3, num(f['ptr'])))
                 continue
             key = (flags & 3, num(f['ptr']))
             if typ == 'ALLOC':
@@ -59,7 +63,11 @@ def replay(recs):
             flags = num(f['flags'])
             if flags & 4:
                 continue
-            live.pop((flags & 3, num(f['ptr'])), None)
+            key = (flags & 3, num(f['ptr']))
+            if key in imported:
+                imported.discard(key)
+                continue
+            live.pop(key, None)
         elif typ == 'TEARDOWN':
             ctx, dev = num(f['ctx']), num(f['dev'])
             for key in list(live):

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmt_reader.h"
+#include "reader.h"
 
 int main(int argc, char **argv) {
     char err[512];

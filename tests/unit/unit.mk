@@ -11,9 +11,9 @@ $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_w
 # the Python-frames side: the reader's interleaving, the walker on synthetic CPython structures
 test-programs: $(UNIT)/test_interleave $(UNIT)/py_walk
 
-$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/cmt_reader.c analyzer/cmt_reader.h include/cmt_format.h include/cmt_wire.h
+$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/reader.c analyzer/reader.h include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/cmt_reader.c -o $@
+	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/reader.c -o $@
 
 $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_python.h preload/cmt_internal.h include/cmt_format.h
 	@mkdir -p $(dir $@)
@@ -43,3 +43,10 @@ $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 $(UNIT)/test_nvml: tests/unit/test_nvml.c $(BUILD)/analyzer/cmt_nvml.o analyzer/cmt_nvml.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ianalyzer $< $(BUILD)/analyzer/cmt_nvml.o -o $@ -ldl
+
+# the tracer with exit/_exit not found by RTLD_NEXT (tests/unit/nonext_exit.c)
+test-programs: $(UNIT)/libcumemtrack_nonext.so
+$(UNIT)/libcumemtrack_nonext.so: tests/unit/nonext_exit.c $(PRELOAD_OBJS) $(BUILD)/preload/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) $(PRELOAD_CFLAGS) -shared -o $@ $< $(PRELOAD_OBJS) -Wl,--wrap=cmt_next_sym \
+		-Wl,--version-script=$(BUILD)/preload/exports.map -Wl,-z,defs -lpthread -ldl
