@@ -446,11 +446,9 @@ static void primary_teardown(enum cmt_api api, int device) {
 /* ---- entry points from the wrappers ---- */
 
 bool cmt_hook_pre(struct cmt_call *c) {
-    struct cmt_tls *t = &cmt_tls;
-    if (t->depth > 0) return false;
+    if (cmt_inside()) return false; /* nested: before anything else */
     cmt_init();
-    if (atomic_load_explicit(&cmt_disabled, memory_order_relaxed)) return false;
-    t->depth++;
+    if (!cmt_enter()) return false;
     /* only into an open dump: a call that records nothing (a forked child's exit-time context
      * release) must not create one; the first stack capture writes the module map */
     if (cmt_writer_path()) cmt_modules_check();
@@ -599,7 +597,7 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         break;
     default: break;
     }
-    cmt_tls.depth--;
+    cmt_leave();
 }
 
 void cmt_events_fork_child(void) {

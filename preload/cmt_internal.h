@@ -13,6 +13,7 @@
 
 #include "cmt_format.h"
 #include "cmt_hooks.h"
+#include "cmt_state.h"
 
 #define CMT_HIDDEN __attribute__((visibility("hidden")))
 #define CMT_EXPORT __attribute__((visibility("default")))
@@ -135,37 +136,8 @@ void cmt_dl_init(void) CMT_HIDDEN;
 bool cmt_is_own_address(const void *p) CMT_HIDDEN;
 void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from here */
 
-/* cmt_main.c: configuration and lifecycle. */
-struct cmt_config {
-    char output_template[4096]; /* absolute */
-    char manifest[4096];        /* CUMEMTRACK_MANIFEST, or "" */
-    unsigned depth;             /* CUMEMTRACK_DEPTH */
-    bool no_children;
-    bool precise_clock;         /* false with CUMEMTRACK_CLOCK=coarse */
-    bool quiet;
-};
-extern struct cmt_config cmt_cfg CMT_HIDDEN;
-extern _Atomic int cmt_disabled CMT_HIDDEN; /* 1: pass everything through */
-extern _Atomic uint32_t cmt_generation CMT_HIDDEN;
+/* cmt_main.c: lazy initialisation (safe to call from anywhere, any number of times). */
 void cmt_init(void) CMT_HIDDEN;
-
-/* Thread-local state. */
-struct cmt_tls {
-    uint32_t gen;
-    int depth;            /* >0 inside a hook: nested CUDA calls pass through */
-    uint32_t writer;
-    uint32_t block_index;
-    uint8_t *block;
-    uint32_t pos;
-    uint64_t last_seq;
-    int64_t last_time;
-    uint64_t last_ptr;
-    uint64_t ctx_handle;  /* cache: last context seen and its index/device */
-    uint16_t ctx_index;
-    int8_t ctx_device;
-    uint32_t ctx_gen;
-};
-extern __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec"))) CMT_HIDDEN;
 
 /* cmt_log.c: one-line messages to stderr without allocating. */
 void cmt_warn(const char *fmt, ...) CMT_HIDDEN __attribute__((format(printf, 1, 2)));

@@ -28,102 +28,11 @@
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-struct cmt_config cmt_cfg = {.depth = 64, .precise_clock = true};
-_Atomic int cmt_disabled;
-_Atomic uint32_t cmt_generation;
-__thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
 extern _Atomic int cmt_exited;
 void cmt_events_fork_child(void) CMT_HIDDEN;
 void cmt_nvtx_setup(bool for_children) CMT_HIDDEN;
 
 static _Atomic int init_state; /* 0 no, 1 running, 2 done */
-
-static void absolute_path(char *dst, size_t cap, const char *src) {
-    if (src[0] == '/') {
-        snprintf(dst, cap, "%s", src);
-        return;
-    }
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd)) {
-        snprintf(dst, cap, "%s", src);
-        return;
-    }
-    size_t n = strlen(cwd);
-    if (n + 1 + strlen(src) + 1 > cap) {
-        snprintf(dst, cap, "%s", src);
-        return;
-    }
-    memcpy(dst, cwd, n);
-    dst[n] = '/';
-    strcpy(dst + n + 1, src);
-}
-
-/* Removes this library from LD_PRELOAD so exec'd children run untracked (run --no-children). */
-static void drop_from_ld_preload(void) {
-    const char *lp = getenv("LD_PRELOAD");
-    if (!lp) return;
-    char out[8192];
-    size_t at = 0;
-    const char *s = lp;
-    while (*s) {
-        size_t n = strcspn(s, ": ");
-        if (n && !(n >= 17 && memmem(s, n, "libcumemtrack", 13))) {
-            if (at && at < sizeof out - 1) out[at++] = ':';
-            if (at + n < sizeof out - 1) {
-                memcpy(out + at, s, n);
-                at += n;
-            }
-        }
-        s += n;
-        while (*s == ':' || *s == ' ') s++;
-    }
-    out[at] = 0;
-    if (at)
-        setenv("LD_PRELOAD", out, 1);
-    else
-        unsetenv("LD_PRELOAD");
-}
-
-static void read_config(void) {
-    const char *v = getenv("CUMEMTRACK_QUIET");
-    cmt_cfg.quiet = v && *v && strcmp(v, "0") != 0;
-    v = getenv("CUMEMTRACK_DISABLE");
-    if (v && *v && strcmp(v, "0") != 0) atomic_store(&cmt_disabled, 1);
-    v = getenv("CUMEMTRACK_OUTPUT");
-    if (v && !*v) {
-        cmt_warn("warning: CUMEMTRACK_OUTPUT is empty; using cumemtrack.%%h.%%p.cmt");
-        v = NULL;
-    }
-    absolute_path(cmt_cfg.output_template, sizeof cmt_cfg.output_template,
-                  v ? v : "cumemtrack.%h.%p.cmt");
-    v = getenv("CUMEMTRACK_DEPTH");
-    if (v) {
-        char *end;
-        errno = 0;
-        long d = strtol(v, &end, 10);
-        if (!*v || *end || errno || d < 0 || d > (long)CMT_MAX_FRAMES)
-            cmt_warn("warning: CUMEMTRACK_DEPTH=\"%s\" is not a number from 0 to %u; using 64", v,
-                     CMT_MAX_FRAMES);
-        else
-            cmt_cfg.depth = (unsigned)d;
-    }
-    v = getenv("CUMEMTRACK_STACK_CACHE");
-    if (v && !strcmp(v, "0")) cmt_stack_cache_enabled = 0;
-    v = getenv("CUMEMTRACK_PYTHON");
-    if (v && !strcmp(v, "0")) cmt_python_enabled = 0;
-    v = getenv("CUMEMTRACK_CLOCK");
-    if (v && *v) {
-        if (!strcmp(v, "coarse"))
-            cmt_cfg.precise_clock = false;
-        else if (strcmp(v, "precise"))
-            cmt_warn("warning: CUMEMTRACK_CLOCK=\"%s\" is neither precise nor coarse; using precise", v);
-    }
-    v = getenv("CUMEMTRACK_MANIFEST");
-    if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
-    v = getenv("CUMEMTRACK_NO_CHILDREN");
-    cmt_cfg.no_children = v && *v && strcmp(v, "0") != 0;
-    if (cmt_cfg.no_children) drop_from_ld_preload();
-}
 
 /* A page that reads as zero in a forked child (MADV_WIPEONFORK): the child's state is reset by
  * whichever comes first, our pthread_atfork child handler or the first hook the child runs. The
@@ -195,7 +104,7 @@ void cmt_init(void) {
     initialising = true;
     fork_token_init();
     cmt_dl_init();
-    read_config();
+    cmt_read_config();
     cmt_signals_init();
     cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
@@ -316,8 +225,7 @@ CMT_EXPORT int execle(const char *path, const char *arg, ...) {
 
 CMT_EXPORT void cmt_mark(const char *label) {
     cmt_init();
-    if (cmt_disabled || !label || cmt_tls.depth > 0) return;
-    cmt_tls.depth++;
+    if (!label || !cmt_enter()) return;
     cmt_marker(label, CMT_MARK_POINT, "");
-    cmt_tls.depth--;
+    cmt_leave();
 }

@@ -70,10 +70,9 @@ static const char *message(const nvtxEventAttributes_t *a, char *tmp, size_t cap
 static __thread int range_level;
 
 static void record(const char *label, unsigned flags, const struct cmt_nvtx_domain *d) {
-    if (!d->on || cmt_disabled || cmt_tls.depth > 0) return;
-    cmt_tls.depth++;
+    if (!d->on || !cmt_enter()) return;
     cmt_marker(label, flags, d->name);
-    cmt_tls.depth--;
+    cmt_leave();
 }
 
 static int push(nvtxDomainHandle_t d, const char *label) {
@@ -195,11 +194,11 @@ static void suballoc(unsigned op, uint64_t heap, uint64_t ptr, uint64_t size, ui
 }
 
 static bool enter(nvtxDomainHandle_t d) {
-    if (!dom(d)->on || cmt_disabled || cmt_tls.depth > 0 || !cmt_writer_ensure()) return false;
-    cmt_tls.depth++;
-    return true;
+    if (!dom(d)->on || !cmt_enter()) return false;
+    if (cmt_writer_ensure()) return true;
+    cmt_leave();
+    return false;
 }
-static void leave(void) { cmt_tls.depth--; }
 
 static nvtxMemHeapHandle_t nv_heap_register(nvtxDomainHandle_t d, nvtxMemHeapDesc_t const *desc) {
     const nvtxMemVirtualRangeDesc_t *r = desc && desc->type == NVTX_MEM_TYPE_VIRTUAL_ADDRESS
@@ -211,7 +210,7 @@ static nvtxMemHeapHandle_t nv_heap_register(nvtxDomainHandle_t d, nvtxMemHeapDes
                            : desc->messageType == NVTX_MESSAGE_TYPE_REGISTERED ? (const char *)desc->message.registered
                                                                                : dom(d)->name;
         suballoc(CMT_SUB_HEAP_REGISTER, (uintptr_t)r->ptr, (uintptr_t)r->ptr, r->size, 0, name);
-        leave();
+        cmt_leave();
     }
     return (nvtxMemHeapHandle_t)(uintptr_t)r->ptr; /* a virtual-address heap is its own handle */
 }
@@ -219,7 +218,7 @@ static nvtxMemHeapHandle_t nv_heap_register(nvtxDomainHandle_t d, nvtxMemHeapDes
 static void heap_op(nvtxDomainHandle_t d, nvtxMemHeapHandle_t heap, unsigned op) {
     if (!enter(d)) return;
     suballoc(op, (uintptr_t)heap, 0, 0, 0, NULL);
-    leave();
+    cmt_leave();
 }
 static void nv_heap_unregister(nvtxDomainHandle_t d, nvtxMemHeapHandle_t h) { heap_op(d, h, CMT_SUB_HEAP_UNREGISTER); }
 static void nv_heap_reset(nvtxDomainHandle_t d, nvtxMemHeapHandle_t h) { heap_op(d, h, CMT_SUB_HEAP_RESET); }
@@ -235,7 +234,7 @@ static void nv_regions_register(nvtxDomainHandle_t d, nvtxMemRegionsRegisterBatc
         if (on) suballoc(CMT_SUB_REGION_REGISTER, (uintptr_t)b->heap, (uintptr_t)r->ptr, r->size, stack, NULL);
         if (b->regionHandleElementsOut) b->regionHandleElementsOut[i] = (nvtxMemRegionHandle_t)(uintptr_t)r->ptr;
     }
-    if (on) leave();
+    if (on) cmt_leave();
 }
 
 static void nv_regions_resize(nvtxDomainHandle_t d, nvtxMemRegionsResizeBatch_t const *b) {
@@ -246,7 +245,7 @@ static void nv_regions_resize(nvtxDomainHandle_t d, nvtxMemRegionsResizeBatch_t 
             (const nvtxMemVirtualRangeDesc_t *)((const char *)b->regionDescElements + i * step);
         suballoc(CMT_SUB_REGION_RESIZE, 0, (uintptr_t)r->ptr, r->size, 0, NULL);
     }
-    leave();
+    cmt_leave();
 }
 
 static void nv_regions_unregister(nvtxDomainHandle_t d, nvtxMemRegionsUnregisterBatch_t const *b) {
@@ -256,7 +255,7 @@ static void nv_regions_unregister(nvtxDomainHandle_t d, nvtxMemRegionsUnregister
         const nvtxMemRegionRef_t *r = (const nvtxMemRegionRef_t *)((const char *)b->refElements + i * step);
         suballoc(CMT_SUB_REGION_UNREGISTER, 0, (uintptr_t)r->pointer, 0, 0, NULL);
     }
-    leave();
+    cmt_leave();
 }
 
 CMT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *info) {

@@ -23,7 +23,6 @@
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-int cmt_python_enabled = 1;
 
 static const struct cmt_py_layout layouts[] = {
 #define CMT_PY_ENTRY(mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu)       \
@@ -182,7 +181,7 @@ static inline bool is_code(uintptr_t c) {
 }
 
 int cmt_python_walk(struct cmt_pyframe *out, int max) {
-    if (!cmt_python_enabled || max <= 0 || !ready() || !is_initialized()) return 0;
+    if (!cmt_cfg.python || max <= 0 || !ready() || !is_initialized()) return 0;
     uintptr_t ts = (uintptr_t)get_tstate();
     if (!ts || (ts & 7)) return 0;
     const struct cmt_py_layout *l = L;

@@ -211,10 +211,9 @@ static void on_mark_signal(int sig) {
     int saved = errno;
     /* Writing is safe only when this thread is not inside the tracker (its block and locks);
      * otherwise the marker is written by the next tracked call. */
-    if (cmt_tls.depth == 0 && cmt_writer_path()) {
-        cmt_tls.depth++;
+    if (cmt_writer_path() && cmt_enter()) {
         cmt_marker("signal", CMT_MARK_SIGNAL, "");
-        cmt_tls.depth--;
+        cmt_leave();
     } else {
         atomic_fetch_add(&pending_marks, 1);
     }

@@ -143,7 +143,6 @@ static __thread struct {
     struct sc_entry *e;
 } sc __attribute__((tls_model("initial-exec")));
 
-int cmt_stack_cache_enabled = 1;
 static pthread_key_t sc_key;
 static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
 static void sc_free(void *p) { free(p); }
@@ -160,7 +159,7 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
         void *addr;
         size_t size;
         sc.state = -1;
-        if (cmt_stack_cache_enabled && pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (cmt_cfg.stack_cache && pthread_getattr_np(pthread_self(), &a) == 0) {
             if (pthread_attr_getstack(&a, &addr, &size) == 0) {
                 sc.lo = (uintptr_t)addr;
                 sc.hi = (uintptr_t)addr + size;

@@ -452,9 +452,9 @@ static void thread_exit(void *arg) {
     (void)arg;
     struct cmt_tls *t = &cmt_tls;
     if (t->gen != atomic_load(&cmt_generation) || atomic_load(&W.state) != W_OPEN) return;
-    t->depth++;
+    t->nesting++; /* unconditionally: the thread is ending, whatever it was doing */
     release_slot(t);
-    t->depth--;
+    t->nesting--;
 }
 
 static bool new_block(uint64_t seq, int64_t now) {
