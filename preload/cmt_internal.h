@@ -100,7 +100,13 @@ struct cmt_call {
     /* filled by the pre-hook for the post-hook */
     uint64_t seq;
     int device;
-    int tracked_before;      /* FREE: the key was live (its entry in `saved`) */
+    enum cmt_untracked {     /* frees: what the pre-hook did (the post-hook undoes it if refused) */
+        CMT_UNTRACK_NOTHING,  /* nothing recorded (a NULL pointer) */
+        CMT_UNTRACK_UNKNOWN,  /* a FREE of an address that was not live was recorded */
+        CMT_UNTRACK_LIVE,     /* the live entry was removed (kept in `saved`) and a FREE recorded */
+        CMT_UNTRACK_CAPTURED, /* a free node of the graph being captured: nothing released now */
+        CMT_UNTRACK_IPC_REF,  /* an IPC mapping's earlier reference: one reference dropped */
+    } untracked;
     struct cmt_entry_copy {
         uint64_t size;
         uint32_t stack;
@@ -118,20 +124,10 @@ struct cmt_call {
 size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) CMT_HIDDEN;
 size_t cmt_array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels) CMT_HIDDEN;
 
-/* cmt_events.c: the family handlers. pre returns false when the call must pass through
- * untracked (nested inside another hook, tracking disabled). */
-bool cmt_hook_pre(struct cmt_call *c) CMT_HIDDEN;
-void cmt_hook_post(struct cmt_call *c, CUresult r) CMT_HIDDEN;
-
-/* cmt_driver.c: real entry points. */
-void *cmt_real_slot(enum cmt_api api) CMT_HIDDEN;
-void cmt_set_real_slot(enum cmt_api api, void *fn) CMT_HIDDEN;
-void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *real) CMT_HIDDEN;
-int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported name, or -1 */
-
 /* cmt_dl.c: the real dynamic-linker functions and our own address range. */
 extern void *(*cmt_real_dlsym)(void *, const char *) CMT_HIDDEN;
 extern void *(*cmt_real_dlopen)(const char *, int) CMT_HIDDEN;
+extern int (*cmt_real_dlclose)(void *) CMT_HIDDEN;
 void cmt_dl_init(void) CMT_HIDDEN;
 bool cmt_is_own_address(const void *p) CMT_HIDDEN;
 void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from here */
@@ -140,10 +136,10 @@ void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from 
 void cmt_init(void) CMT_HIDDEN;
 
 /* cmt_log.c: one-line messages to stderr without allocating. */
+extern bool cmt_log_quiet CMT_HIDDEN; /* CUMEMTRACK_QUIET */
 void cmt_warn(const char *fmt, ...) CMT_HIDDEN __attribute__((format(printf, 1, 2)));
 void cmt_warn_once(atomic_int *flag, const char *fmt, ...) CMT_HIDDEN
     __attribute__((format(printf, 2, 3)));
 
-int64_t cmt_now(void) CMT_HIDDEN;
 
 #endif

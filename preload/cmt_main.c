@@ -1,7 +1,7 @@
 /*
- * cmt_main.c — configuration (CUMEMTRACK_* variables), lazy initialisation (safe when another
- * library's constructor calls CUDA or dlsym before ours ran), fork, the end of the process
- * (exit, _exit, exec) and the public marker entry point cmt_mark().
+ * cmt_main.c — the tracer's life: lazy initialisation (safe when another library's constructor
+ * calls CUDA or dlsym before ours ran), fork, and the end of the process (exit, _exit, exec).
+ * The configuration is read by cmt_state.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,20 +17,21 @@
 #include <unistd.h>
 
 #include "cmt_driver.h"
+#include "cmt_events.h"
 #include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
+#include "cmt_nvtx.h"
 #include "cmt_ptrtab.h"
+#include "cmt_records.h"
 #include "cmt_python.h"
-#include "cmt_signals.h"
+#include "cmt_alerts.h"
+#include "cmt_marks.h"
 #include "cmt_stacks.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-extern _Atomic int cmt_exited;
-void cmt_events_fork_child(void) CMT_HIDDEN;
-void cmt_nvtx_setup(bool for_children) CMT_HIDDEN;
 
 static _Atomic int init_state; /* 0 no, 1 running, 2 done */
 
@@ -105,7 +106,8 @@ void cmt_init(void) {
     fork_token_init();
     cmt_dl_init();
     cmt_read_config();
-    cmt_signals_init();
+    cmt_alerts_init();
+    cmt_marks_init();
     cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
     status_handler = on_exit(end_of_process, NULL) == 0;
@@ -121,11 +123,7 @@ static void emit_exit(int how, int status) {
     /* a vfork child (exec or _exit right after vfork, as posix_spawn-like code and Python's
      * subprocess do) shares our memory: its end is not ours */
     if (!cmt_writer_mine() || atomic_exchange(&cmt_exited, 1)) return;
-    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)how);
-    p = cmt_put_zvarint(p, status);
-    cmt_rec_end(CMT_REC_EXIT, p);
+    cmt_rec_exit(how, status);
 }
 
 /* Only when on_exit could not register end_of_process (the status is then known only when the
@@ -159,8 +157,7 @@ CMT_EXPORT void _Exit(int status) { _exit(status); }
 static void exec_failed(int err) {
     if (!cmt_writer_mine()) return;
     atomic_store(&cmt_exited, 0);
-    uint8_t buf[CMT_VARINT_MAX], *p = cmt_put_zvarint(buf, err);
-    cmt_emit_ext(CMT_REC_EXEC_FAILED, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    cmt_rec_exec_failed(err);
 }
 
 #define CMT_EXEC_CALL(name, proto_args, call_args)                                                 \
@@ -219,13 +216,4 @@ CMT_EXPORT int execle(const char *path, const char *arg, ...) {
     char *const *envp;
     CMT_GATHER(arg, ap, argv, n, envp = va_arg(ap, char *const *))
     return execve(path, argv, envp);
-}
-
-/* ---- markers ---- */
-
-CMT_EXPORT void cmt_mark(const char *label) {
-    cmt_init();
-    if (!label || !cmt_enter()) return;
-    cmt_marker(label, CMT_MARK_POINT, "");
-    cmt_leave();
 }
