@@ -2,7 +2,7 @@
 # bench/tracer_ab.sh — the tracer side by side with another build of it (e.g. main's), on the
 # pattern of `make bench` section 1 (cuMemAlloc_v2+cuMemFree_v2 pairs on the fake driver,
 # FAKECUDA_FAST=1, one call site). Every repetition runs every configuration one after another;
-# "added" = tracked - untracked ns/pair of the same repetition; printed as median (min-max).
+# "added" = tracked - untracked CPU ns/pair (user + sys) of the same repetition; printed as median (min-max).
 # Asserts nothing. Usage: bench/tracer_ab.sh OTHER_LIB [REPS] [PAIRS] [DEPTHS] [THREADS]
 set -u
 OTHER=${1:?usage: bench/tracer_ab.sh OTHER_LIB [REPS] [PAIRS] [DEPTHS] [THREADS]}
@@ -18,7 +18,8 @@ export FAKECUDA_FAST=1 CUMEMTRACK_QUIET=1
 export LD_LIBRARY_PATH=$ROOT/$B/tests/fakecuda${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cmtab.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-ns() { awk '{ for (i = 1; i < NF; i++) if ($i == "ns_per_pair") print $(i + 1) }'; }
+# CPU ns per pair (user + sys over the timed loop): less disturbed than wall time by other load
+ns() { awk '{ for (i = 1; i < NF; i++) { if ($i == "user_ns") u = $(i + 1); if ($i == "sys_ns") s = $(i + 1) } } END { print u + s }'; }
 for ((r = 0; r < REPS; r++)); do
     for d in $DEPTHS; do
         u=$("$BIN" pairs cuda "$d" "$N" "$THREADS" | ns)

@@ -178,8 +178,7 @@ void cmt_rec_vmm_map(int op, uint64_t va, uint64_t size, uint64_t handle) {
 }
 
 void cmt_rec_info(const char *key, const char *value) {
-    uint8_t buf[2 * CMT_VARINT_MAX + 16 + 256], *p = cmt_put_str(buf, key, 16);
-    p = cmt_put_str(p, value, 256);
+    uint8_t buf[CMT_ENC_MAX], *p = cmt_enc_info(buf, key, value);
     ext(CMT_REC_INFO, buf, p);
 }
 

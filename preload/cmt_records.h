@@ -44,12 +44,18 @@ void cmt_rec_exec_failed(int err) CMT_HIDDEN;
 void cmt_rec_suballoc(unsigned op, uint64_t heap, uint64_t ptr, uint64_t size, uint32_t stack,
                       const char *name) CMT_HIDDEN;
 
-/* API_NAME, the dump's prologue: the writer builds it while it creates the dump (before any other
- * record can be written), so this one encoder only fills buf (returns its end). */
+/* The dump's prologue (API_NAME records, INFO "clock"): the writer builds it while it creates the
+ * dump (before any other record can be written), so these encoders only fill buf (and return its
+ * end); buf holds CMT_ENC_MAX bytes. */
 #include "cmt_wire.h"
+#define CMT_ENC_MAX (2 * CMT_VARINT_MAX + 16 + 256)
 static inline uint8_t *cmt_enc_api_name(uint8_t *buf, unsigned api, const char *sym) {
     uint8_t *p = cmt_put_varint(buf, api);
     return cmt_put_str(p, sym, 200);
+}
+static inline uint8_t *cmt_enc_info(uint8_t *buf, const char *key, const char *value) {
+    uint8_t *p = cmt_put_str(buf, key, 16);
+    return cmt_put_str(p, value, 256);
 }
 
 #endif

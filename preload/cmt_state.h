@@ -18,7 +18,6 @@ struct cmt_config {
     char manifest[4096];        /* CUMEMTRACK_MANIFEST, or "" */
     unsigned depth;             /* CUMEMTRACK_DEPTH: native frames kept per stack */
     bool no_children;
-    bool precise_clock; /* false with CUMEMTRACK_CLOCK=coarse */
     bool stack_cache;   /* false with CUMEMTRACK_STACK_CACHE=0 */
     bool python;        /* false with CUMEMTRACK_PYTHON=0 */
 };
@@ -29,8 +28,6 @@ extern _Atomic uint32_t cmt_generation CMT_STATE_HIDDEN; /* bumped in a forked c
 /* Reads the CUMEMTRACK_* variables into cmt_cfg (and the modules' own switches). */
 void cmt_read_config(void) CMT_STATE_HIDDEN;
 
-/* Event times in ns (cmt_state.c: CLOCK_MONOTONIC, or _COARSE with CUMEMTRACK_CLOCK=coarse). */
-int64_t cmt_now(void) CMT_STATE_HIDDEN;
 
 /* Thread-local state. */
 struct cmt_tls {
@@ -47,8 +44,35 @@ struct cmt_tls {
     uint16_t ctx_index;
     int8_t ctx_device;
     uint32_t ctx_gen;
+    uint64_t clk_tsc;     /* the event clock's base pair (0: none) and the last time returned */
+    int64_t clk_ns;
+    int64_t clk_last;
 };
 extern __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec"))) CMT_STATE_HIDDEN;
+
+/* Event times in ns of CLOCK_MONOTONIC (cmt_state.c says how they are read). */
+enum cmt_clock_source { CMT_CLOCK_SRC_MONOTONIC, CMT_CLOCK_SRC_COARSE, CMT_CLOCK_SRC_TSC };
+extern enum cmt_clock_source cmt_clock CMT_STATE_HIDDEN;
+extern uint64_t cmt_tsc_mult CMT_STATE_HIDDEN, cmt_tsc_span CMT_STATE_HIDDEN;
+const char *cmt_clock_name(void) CMT_STATE_HIDDEN; /* "tsc", "monotonic", "coarse" */
+int64_t cmt_now_slow(void) CMT_STATE_HIDDEN;
+static inline int64_t cmt_now(void) {
+#if defined(__x86_64__)
+    struct cmt_tls *t = &cmt_tls;
+    if (__builtin_expect(t->clk_tsc != 0, 1)) { /* tsc, with a base pair */
+        uint32_t lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        uint64_t d = ((uint64_t)hi << 32 | lo) - t->clk_tsc;
+        if (__builtin_expect(d < cmt_tsc_span, 1)) {
+            int64_t v = t->clk_ns + (int64_t)((d * cmt_tsc_mult) >> 32);
+            if (v < t->clk_last) v = t->clk_last;
+            t->clk_last = v;
+            return v;
+        }
+    }
+#endif
+    return cmt_now_slow();
+}
 
 /* The guard: true (and this thread is now inside the tracker) unless it already is or tracking is
  * disabled; every true must be paired with one cmt_leave(). */

@@ -195,17 +195,19 @@ static void write_manifest(void) {
     close(fd);
 }
 
-static void write_api_names(void) {
+static void write_prologue(void) {
     static const char *const syms[CMT_API_COUNT] = {
 #define CMT_API_SYM(sym, base, ver, pt, fam, kind, params, args, fill) [CMT_API_##sym] = #sym,
         CMT_HOOKS(CMT_API_SYM)
 #undef CMT_API_SYM
     };
-    uint8_t buf[256];
+    uint8_t buf[CMT_ENC_MAX];
     for (int i = 0; i < CMT_API_COUNT; i++) {
         uint8_t *p = cmt_enc_api_name(buf, (unsigned)i, syms[i]);
         cmt_emit_ext(CMT_REC_API_NAME, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
     }
+    uint8_t *p = cmt_enc_info(buf, "clock", cmt_clock_name());
+    cmt_emit_ext(CMT_REC_INFO, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
 }
 
 /* Creates the missing directories above path (mode 0700), as `cumemtrack run` does up front for
@@ -299,7 +301,7 @@ bool cmt_writer_ensure(void) {
         if (ok) {
             /* the API names come first: other threads wait on dump.lock until they are written */
             creating = true;
-            write_api_names();
+            write_prologue();
             creating = false;
             write_manifest();
         }
