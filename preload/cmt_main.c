@@ -33,19 +33,19 @@
 #include "cmt_writer.h"
 
 
-static _Atomic int init_state; /* 0 no, 1 running, 2 done */
+_Atomic int cmt_init_state;
 
 /* A page that reads as zero in a forked child (MADV_WIPEONFORK): the child's state is reset by
  * whichever comes first, our pthread_atfork child handler or the first hook the child runs. The
  * handler alone is not enough: another library's child handler registered before ours (its
  * constructor ran first) may call CUDA in the child before ours runs, and would record into the
  * parent's inherited staging block, i.e. into the parent's dump. */
-static volatile uint64_t *fork_token;
+volatile uint64_t *cmt_fork_token;
 
 static void fork_child(void) {
-    if (fork_token) {
-        if (*fork_token) return; /* already reset in this process (or not a fork: no wipe) */
-        *fork_token = 1;
+    if (cmt_fork_token) {
+        if (*cmt_fork_token) return; /* already reset in this process (or not a fork: no wipe) */
+        *cmt_fork_token = 1;
     }
     atomic_fetch_add(&cmt_generation, 1);
     cmt_writer_fork_child();
@@ -81,24 +81,24 @@ static void fork_token_init(void) {
 #ifdef MADV_WIPEONFORK
     if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
         *(volatile uint64_t *)p = 1;
-        fork_token = p;
+        cmt_fork_token = p;
         return;
     }
 #endif
     munmap(p, 4096); /* kernel before 4.14: only the atfork handler resets */
 }
 
-void cmt_init(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) {
-        if (CMT_UNLIKELY(fork_token && !*fork_token))
+void cmt_init_slow(void) {
+    if (CMT_LIKELY(atomic_load_explicit(&cmt_init_state, memory_order_acquire) == 2)) {
+        if (CMT_UNLIKELY(cmt_fork_token && !*cmt_fork_token))
             fork_child(); /* a child, before our handler */
         return;
     }
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
+    if (!atomic_compare_exchange_strong(&cmt_init_state, &expected, 1)) {
         /* another thread is reading the configuration: wait for it (never for ourselves; bounded,
          * in case that thread waits for a lock this one holds, such as the loader's) */
-        for (int i = 0; i < 20000 && !initialising && atomic_load_explicit(&init_state, memory_order_acquire) != 2; i++)
+        for (int i = 0; i < 20000 && !initialising && atomic_load_explicit(&cmt_init_state, memory_order_acquire) != 2; i++)
             sched_yield();
         return;
     }
@@ -112,7 +112,7 @@ void cmt_init(void) {
     pthread_atfork(NULL, NULL, fork_child);
     status_handler = on_exit(end_of_process, NULL) == 0;
     initialising = false;
-    atomic_store_explicit(&init_state, 2, memory_order_release);
+    atomic_store_explicit(&cmt_init_state, 2, memory_order_release);
 }
 
 __attribute__((constructor)) static void cmt_ctor(void) { cmt_init(); }

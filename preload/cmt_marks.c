@@ -15,16 +15,16 @@
 #include "cmt_records.h"
 #include "cmt_writer.h"
 
-static _Atomic int pending_marks;
+_Atomic int cmt_pending_marks;
 
 void cmt_marker(const char *label, unsigned flags, const char *domain) {
     if (!cmt_writer_ensure()) return;
     cmt_rec_marker(label, flags, domain);
 }
 
-void cmt_marks_pending(void) {
-    while (atomic_load_explicit(&pending_marks, memory_order_relaxed) > 0) {
-        atomic_fetch_sub(&pending_marks, 1);
+void cmt_marks_flush(void) {
+    while (atomic_load_explicit(&cmt_pending_marks, memory_order_relaxed) > 0) {
+        atomic_fetch_sub(&cmt_pending_marks, 1);
         cmt_marker("signal", CMT_MARK_SIGNAL, "");
     }
 }
@@ -38,7 +38,7 @@ static void on_mark_signal(int sig) {
         cmt_marker("signal", CMT_MARK_SIGNAL, "");
         cmt_leave();
     } else {
-        atomic_fetch_add(&pending_marks, 1);
+        atomic_fetch_add(&cmt_pending_marks, 1);
     }
     errno = saved;
 }

@@ -12,7 +12,7 @@
 
 /* ---- real pointers of the hooked variants ---- */
 
-static void *_Atomic real[CMT_API_COUNT];
+void *_Atomic cmt_real_fns[CMT_API_COUNT];
 static atomic_int warned_nodriver;
 static atomic_int warned_missing[CMT_API_COUNT];
 
@@ -33,13 +33,11 @@ static void *driver_sym(const char *exported) {
 
 void cmt_set_real_slot(enum cmt_api api, void *fn) {
     void *expected = NULL;
-    if (fn && !cmt_is_own_address(fn)) atomic_compare_exchange_strong(&real[api], &expected, fn);
+    if (fn && !cmt_is_own_address(fn)) atomic_compare_exchange_strong(&cmt_real_fns[api], &expected, fn);
 }
 
-void *cmt_real_slot(enum cmt_api api) {
-    void *f = atomic_load_explicit(&real[api], memory_order_acquire);
-    if (CMT_LIKELY(f != NULL)) return f;
-    f = driver_sym(cmt_apis[api].sym);
+void *cmt_real_slot_slow(enum cmt_api api) {
+    void *f = driver_sym(cmt_apis[api].sym);
     if (!f) {
         if (driver_handle())
             cmt_warn_once(&warned_missing[api],
@@ -54,7 +52,7 @@ void *cmt_real_slot(enum cmt_api api) {
         return NULL;
     }
     cmt_set_real_slot(api, f);
-    return atomic_load(&real[api]);
+    return atomic_load(&cmt_real_fns[api]);
 }
 
 int cmt_hooked_symbol(const char *name) {
@@ -67,8 +65,8 @@ int cmt_hooked_symbol(const char *name) {
 static void *real_getproc(const char *base, int version, cuuint64_t flags) {
     void *fn = NULL;
     CUdriverProcAddressQueryResult st;
-    void *v2 = atomic_load(&real[CMT_API_cuGetProcAddress_v2]);
-    void *v1 = atomic_load(&real[CMT_API_cuGetProcAddress]);
+    void *v2 = atomic_load(&cmt_real_fns[CMT_API_cuGetProcAddress_v2]);
+    void *v1 = atomic_load(&cmt_real_fns[CMT_API_cuGetProcAddress]);
     if (!v2 && !v1) v2 = cmt_real_slot(CMT_API_cuGetProcAddress_v2);
     CUresult r;
     if (v2)
@@ -118,7 +116,7 @@ void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *fn)
     for (int i = 0; i < CMT_API_COUNT; i++) {
         if (strcmp(cmt_apis[i].base, sym) != 0) continue;
         known = true;
-        if (atomic_load(&real[i]) == fn) return cmt_apis[i].wrapper;
+        if (atomic_load(&cmt_real_fns[i]) == fn) return cmt_apis[i].wrapper;
     }
     if (!known) return fn;
     bool pt = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && has_per_thread(sym);
@@ -132,16 +130,16 @@ void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *fn)
         }
         if (best >= 0) {
             cmt_set_real_slot((enum cmt_api)best, fn);
-            if (atomic_load(&real[best]) == fn) return cmt_apis[best].wrapper;
+            if (atomic_load(&cmt_real_fns[best]) == fn) return cmt_apis[best].wrapper;
         }
     } else {
         /* newer than our headers: accept it only if it is one of the variants we know */
         for (int i = 0; i < CMT_API_COUNT; i++) {
             const struct cmt_api_info *a = &cmt_apis[i];
             if (strcmp(a->base, sym) != 0) continue;
-            if (!atomic_load(&real[i]))
+            if (!atomic_load(&cmt_real_fns[i]))
                 cmt_set_real_slot((enum cmt_api)i, real_getproc(a->base, a->version, a->per_thread ? 2 : 0));
-            if (atomic_load(&real[i]) == fn) return a->wrapper;
+            if (atomic_load(&cmt_real_fns[i]) == fn) return a->wrapper;
         }
     }
     record_unmatched(sym, version, flags);

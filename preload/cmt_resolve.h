@@ -11,7 +11,13 @@
 
 #include "cmt_internal.h"
 
-void *cmt_real_slot(enum cmt_api api) CMT_HIDDEN;
+/* The real function of a hooked variant (NULL, with a warning, when the driver lacks it). */
+extern void *_Atomic cmt_real_fns[CMT_API_COUNT] CMT_HIDDEN;
+void *cmt_real_slot_slow(enum cmt_api api) CMT_HIDDEN;
+static inline void *cmt_real_slot(enum cmt_api api) {
+    void *f = atomic_load_explicit(&cmt_real_fns[api], memory_order_acquire);
+    return __builtin_expect(f != NULL, 1) ? f : cmt_real_slot_slow(api);
+}
 void cmt_set_real_slot(enum cmt_api api, void *fn) CMT_HIDDEN;
 void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *real) CMT_HIDDEN;
 int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported name, or -1 */
