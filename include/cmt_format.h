@@ -90,7 +90,10 @@
  *   UNMATCHED_PROC varint version, varint flags, str name: a cuGetProcAddress result that matched
  *                  no known variant and was passed through untracked
  *   VMM_MAP        varint op (1 map, 2 unmap), varint ptr, varint size, varint handle
- *   INFO           str key, str value (warnings and facts: "warning", "libunwind", ...)
+ *   INFO           str key, str value (warnings and facts: "warning", "libunwind", ...); every
+ *                  dump has one "clock": how its times were read ("tsc": the TSC scaled to
+ *                  CLOCK_MONOTONIC per thread segment, "monotonic", "coarse"; the times are
+ *                  CLOCK_MONOTONIC ns in every case)
  *   MARKER         str label, varint flags (enum cmt_marker_flags), str domain
  *   ALERT          zvarint device, varint live_bytes, varint threshold_bytes, varint caller
  *   EXEC_FAILED    zvarint errno: an exec announced by EXIT(exec) failed; the process goes on

@@ -9,17 +9,20 @@
 #include <string.h>
 
 #include "cmt_driver.h"
+#include "cmt_events.h"
 #include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
-#include "cmt_signals.h"
+#include "cmt_records.h"
+#include "cmt_alerts.h"
+#include "cmt_marks.h"
 #include "cmt_stacks.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-_Atomic int cmt_exited;  /* the EXIT record was written */
+_Atomic int cmt_exited;
 _Atomic int cmt_exiting; /* exit() has begun (atexit handlers run): teardowns now are "at exit" */
 static _Atomic int exit_handler_registered;
 
@@ -29,47 +32,6 @@ static _Atomic int exit_handler_registered;
  * recorded as happening at exit. */
 static void on_exit_begin(void) { atomic_store(&cmt_exiting, 1); }
 
-/* ---- record emitters ---- */
-
-void cmt_emit_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device,
-                    uint64_t ptr, uint64_t size, uint64_t granted, uint32_t stack, uint16_t ctx,
-                    uint64_t seq, int64_t result) {
-    uint8_t *p = cmt_rec_begin(12 * CMT_VARINT_MAX, seq, cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)api);
-    p = cmt_put_varint(p, (uint64_t)kind);
-    p = cmt_put_varint(p, flags);
-    p = cmt_put_zvarint(p, device);
-    p = cmt_put_ptr(p, ptr);
-    p = cmt_put_varint(p, size);
-    p = cmt_put_varint(p, granted == size ? 0 : granted);
-    p = cmt_put_varint(p, stack);
-    p = cmt_put_varint(p, ctx);
-    if (type == CMT_REC_RETRACK) p = cmt_put_varint(p, (uint64_t)result);
-    cmt_rec_end(type, p);
-}
-
-void cmt_emit_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq) {
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)api);
-    p = cmt_put_varint(p, flags);
-    p = cmt_put_zvarint(p, device);
-    p = cmt_put_ptr(p, ptr);
-    cmt_rec_end(CMT_REC_FREE, p);
-}
-
-static void emit_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack,
-                         CUresult r) {
-    uint8_t *p = cmt_rec_begin(5 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)api);
-    p = cmt_put_zvarint(p, device);
-    p = cmt_put_varint(p, size);
-    p = cmt_put_varint(p, stack);
-    p = cmt_put_varint(p, (uint64_t)r);
-    cmt_rec_end(type, p);
-}
 
 /* ---- pools: where a pool's memory lives ---- */
 
@@ -80,14 +42,6 @@ static struct {
 } pools[MAX_POOLS];
 static int npools;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void emit_pool(uint64_t pool, int loc_type, int loc_id, int op) {
-    uint8_t buf[4 * CMT_VARINT_MAX], *p = cmt_put_varint(buf, pool);
-    p = cmt_put_varint(p, (uint64_t)loc_type);
-    p = cmt_put_zvarint(p, loc_id);
-    p = cmt_put_varint(p, (uint64_t)op);
-    cmt_emit_ext(CMT_REC_POOL, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
-}
 
 static bool pool_device(uint64_t pool, int *device) {
     bool found = false;
@@ -118,7 +72,7 @@ static void pool_created(struct cmt_call *c) {
     }
     pthread_mutex_unlock(&pool_lock);
     if (device >= 0) cmt_device_note(device);
-    emit_pool(pool, type, id, 1);
+    cmt_rec_pool(pool, type, id, 1);
 }
 
 static void pool_destroyed(struct cmt_call *c) {
@@ -127,7 +81,7 @@ static void pool_destroyed(struct cmt_call *c) {
     for (int i = 0; i < npools; i++)
         if (pools[i].pool == pool) pools[i] = pools[--npools];
     pthread_mutex_unlock(&pool_lock);
-    emit_pool(pool, 0, -2, 2);
+    cmt_rec_pool(pool, 0, -2, 2);
 }
 
 /* ---- legacy IPC imports: opens of one handle in this process return one mapping ---- */
@@ -263,7 +217,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     if (r != CUDA_SUCCESS) {
         int device = failed_device(c, ctx_device);
         if (device >= 0) cmt_device_note(device);
-        emit_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
+        cmt_rec_failure(r == CUDA_ERROR_OUT_OF_MEMORY ? CMT_REC_OOM : CMT_REC_FAILED, c->api, device,
                      c->size, stack, r);
         return;
     }
@@ -311,7 +265,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
                               .device = (int8_t)device, .kind_space = (uint8_t)(c->kind << 2 | space)};
         cmt_ptr_insert(&e, &seq);
     }
-    cmt_emit_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
+    cmt_rec_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
                    seq, 0);
     if (c->captured) { /* an alloc node of the graph being captured: memory from its launches */
         struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
@@ -327,39 +281,40 @@ static void untrack(struct cmt_call *c) {
     unsigned space = c->family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned pt = cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0;
     if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {
-        c->tracked_before = -1; /* a free node in a graph: nothing is released now */
-        cmt_emit_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_next_seq());
+        c->untracked = CMT_UNTRACK_CAPTURED; /* nothing is released now */
+        cmt_rec_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_next_seq());
         struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
         cmt_graph_add(stream_key(c), true, &n);
         return;
     }
     struct cmt_entry e;
     uint64_t seq;
-    c->tracked_before = cmt_ptr_remove(c->ptr, space, &e, &seq);
-    if (c->tracked_before) {
+    bool live = cmt_ptr_remove(c->ptr, space, &e, &seq);
+    c->untracked = live ? CMT_UNTRACK_LIVE : CMT_UNTRACK_UNKNOWN;
+    if (live) {
         c->saved = (struct cmt_entry_copy){.size = e.size, .stack = e.stack, .ctx = e.ctx,
                                            .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
                                            .space = (uint8_t)(e.kind_space & 3)};
-        cmt_emit_free(c->api, space | pt, e.device, c->ptr, seq);
+        cmt_rec_free(c->api, space | pt, e.device, c->ptr, seq);
         if (e.kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e.device, -(int64_t)e.size, NULL);
     } else {
-        cmt_emit_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
+        cmt_rec_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
     }
 }
 
 static void free_refused(struct cmt_call *c, CUresult r) {
-    if (c->tracked_before == 1) {
+    if (c->untracked == CMT_UNTRACK_LIVE) {
         struct cmt_entry e = {.key = c->ptr, .size = c->saved.size, .stack = c->saved.stack,
                               .ctx = c->saved.ctx, .device = c->saved.device,
                               .kind_space = (uint8_t)(c->saved.kind << 2 | c->saved.space)};
         uint64_t seq;
         cmt_ptr_insert(&e, &seq);
-        cmt_emit_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
+        cmt_rec_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
                        c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
         if (c->saved.kind != CMT_KIND_IMPORTED)
             cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
-    } else if (c->tracked_before == 0) {
-        emit_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
+    } else if (c->untracked == CMT_UNTRACK_UNKNOWN) {
+        cmt_rec_failure(CMT_REC_FAILED, c->api, -2, 0, cmt_stack_capture(c->frame), r);
     }
 }
 
@@ -369,7 +324,7 @@ static void graph_end(enum cmt_api api, uint64_t ptr) {
     struct cmt_entry e;
     uint64_t seq;
     if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, &e, &seq)) {
-        cmt_emit_free(api, CMT_SPACE_ADDR, e.device, ptr, seq);
+        cmt_rec_free(api, CMT_SPACE_ADDR, e.device, ptr, seq);
         cmt_live_add(e.device, -(int64_t)e.size, NULL);
     }
 }
@@ -392,7 +347,7 @@ static void graph_launched(struct cmt_call *c) {
                               .kind_space = (uint8_t)(CMT_KIND_GRAPH << 2 | CMT_SPACE_ADDR)};
         uint64_t seq;
         cmt_ptr_insert(&e, &seq);
-        cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_GRAPH, CMT_SPACE_ADDR, g->device, g->ptr, g->size,
+        cmt_rec_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_GRAPH, CMT_SPACE_ADDR, g->device, g->ptr, g->size,
                        g->size, g->stack, 0, seq, 0);
         cmt_live_add(g->device, (int64_t)g->size, c->caller);
     }
@@ -423,14 +378,7 @@ static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags)
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
     if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
     uint64_t seq = cmt_next_seq();
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
-    if (p) {
-        p = cmt_put_varint(p, (uint64_t)api);
-        p = cmt_put_zvarint(p, device);
-        p = cmt_put_varint(p, ctx);
-        p = cmt_put_varint(p, flags);
-        cmt_rec_end(CMT_REC_TEARDOWN, p);
-    }
+    cmt_rec_teardown(seq, api, device, ctx, flags);
     struct sweep_arg a = {.ctx = ctx, .device = device};
     cmt_ptr_sweep(sweep_match, &a, sweep_gone);
     cmt_ctx_end(ctx, device);
@@ -445,31 +393,33 @@ static void primary_teardown(enum cmt_api api, int device) {
 
 /* ---- entry points from the wrappers ---- */
 
+/* The families that create something tracked (case labels). */
+#define CMT_ALLOC_FAMILIES                                                                         \
+    CMT_FAM_ALLOC:                                                                                 \
+    case CMT_FAM_REGISTER:                                                                         \
+    case CMT_FAM_ARRAY_CREATE:                                                                     \
+    case CMT_FAM_VMM_CREATE:                                                                       \
+    case CMT_FAM_IPC_OPEN:                                                                         \
+    case CMT_FAM_VMM_IMPORT
+
 bool cmt_hook_pre(struct cmt_call *c) {
-    struct cmt_tls *t = &cmt_tls;
-    if (t->depth > 0) return false;
+    if (cmt_inside()) return false; /* nested: before anything else */
     cmt_init();
-    if (atomic_load_explicit(&cmt_disabled, memory_order_relaxed)) return false;
-    t->depth++;
+    if (!cmt_enter()) return false;
     /* only into an open dump: a call that records nothing (a forked child's exit-time context
      * release) must not create one; the first stack capture writes the module map */
     if (cmt_writer_path()) cmt_modules_check();
-    cmt_signals_pending();
+    cmt_marks_pending();
     switch (c->family) {
-    case CMT_FAM_ALLOC:
-    case CMT_FAM_REGISTER:
-    case CMT_FAM_ARRAY_CREATE:
-    case CMT_FAM_VMM_CREATE:
-    case CMT_FAM_IPC_OPEN:
-    case CMT_FAM_VMM_IMPORT:
+    case CMT_ALLOC_FAMILIES:
         alloc_pre(c);
         break;
     case CMT_FAM_IPC_CLOSE:
         /* the last reference unmaps: a free; an earlier one releases nothing */
-        c->tracked_before = -2;
+        c->untracked = CMT_UNTRACK_NOTHING;
         if (ipc_ref(c->ptr, 0) > 1) {
             ipc_ref(c->ptr, -1);
-            c->tracked_before = -3;
+            c->untracked = CMT_UNTRACK_IPC_REF;
         } else {
             if (ipc_ref(c->ptr, 0)) ipc_ref(c->ptr, -1);
             if (c->ptr) untrack(c);
@@ -477,7 +427,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
         break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
-        c->tracked_before = -2; /* nothing recorded */
+        c->untracked = CMT_UNTRACK_NOTHING;
         if (c->ptr) untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
@@ -492,19 +442,14 @@ bool cmt_hook_pre(struct cmt_call *c) {
 
 void cmt_hook_post(struct cmt_call *c, CUresult r) {
     switch (c->family) {
-    case CMT_FAM_ALLOC:
-    case CMT_FAM_REGISTER:
-    case CMT_FAM_ARRAY_CREATE:
-    case CMT_FAM_VMM_CREATE:
-    case CMT_FAM_IPC_OPEN:
-    case CMT_FAM_VMM_IMPORT:
+    case CMT_ALLOC_FAMILIES:
         track_alloc(c, r);
         break;
     case CMT_FAM_IPC_CLOSE:
         if (r != CUDA_SUCCESS) {
-            if (c->tracked_before == 1 || c->tracked_before == -3)
+            if (c->untracked == CMT_UNTRACK_LIVE || c->untracked == CMT_UNTRACK_IPC_REF)
                 ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */
-            if (c->tracked_before != -3) free_refused(c, r);
+            if (c->untracked != CMT_UNTRACK_IPC_REF) free_refused(c, r);
         }
         break;
     case CMT_FAM_FREE:
@@ -599,7 +544,7 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         break;
     default: break;
     }
-    cmt_tls.depth--;
+    cmt_leave();
 }
 
 void cmt_events_fork_child(void) {

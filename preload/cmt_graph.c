@@ -65,24 +65,30 @@ void cmt_graph_add(uint64_t key, bool captured, const struct cmt_gnode *n) {
     pthread_mutex_unlock(&lock);
 }
 
+/* Appends src's nodes to dst (under lock); nodes that do not fit are counted. */
+static void copy_nodes(struct gset *dst, const struct gset *src) {
+    for (int i = 0; dst && src && i < src->n; i++)
+        if (!push(dst, &src->nodes[i])) cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+}
+
+static void forget(struct gset **table, uint64_t key) {
+    pthread_mutex_lock(&lock);
+    struct gset *g = get(table, key, false);
+    if (g) drop(table, g);
+    pthread_mutex_unlock(&lock);
+}
+
 void cmt_graph_capture_end(uint64_t stream, uint64_t graph) {
     pthread_mutex_lock(&lock);
     struct gset *c = get(&captures, stream, false);
     if (c) {
-        struct gset *g = get(&graphs, graph, true);
-        for (int i = 0; g && i < c->n; i++)
-            if (!push(g, &c->nodes[i])) cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+        copy_nodes(get(&graphs, graph, true), c);
         drop(&captures, c);
     }
     pthread_mutex_unlock(&lock);
 }
 
-void cmt_graph_destroy(uint64_t graph) {
-    pthread_mutex_lock(&lock);
-    struct gset *g = get(&graphs, graph, false);
-    if (g) drop(&graphs, g);
-    pthread_mutex_unlock(&lock);
-}
+void cmt_graph_destroy(uint64_t graph) { forget(&graphs, graph); }
 
 void cmt_graph_instantiate(uint64_t exec, uint64_t graph, unsigned long long flags) {
     pthread_mutex_lock(&lock);
@@ -91,18 +97,12 @@ void cmt_graph_instantiate(uint64_t exec, uint64_t graph, unsigned long long fla
     if (e) {
         e->n = 0;
         e->flags = flags;
-        for (int i = 0; g && i < g->n; i++)
-            if (!push(e, &g->nodes[i])) cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+        copy_nodes(e, g);
     }
     pthread_mutex_unlock(&lock);
 }
 
-void cmt_graph_exec_destroy(uint64_t exec) {
-    pthread_mutex_lock(&lock);
-    struct gset *e = get(&execs, exec, false);
-    if (e) drop(&execs, e);
-    pthread_mutex_unlock(&lock);
-}
+void cmt_graph_exec_destroy(uint64_t exec) { forget(&execs, exec); }
 
 struct cmt_gnode *cmt_graph_exec_nodes(uint64_t exec, int *n, unsigned long long *flags) {
     struct cmt_gnode *out = NULL;

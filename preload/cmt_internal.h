@@ -13,6 +13,7 @@
 
 #include "cmt_format.h"
 #include "cmt_hooks.h"
+#include "cmt_state.h"
 
 #define CMT_HIDDEN __attribute__((visibility("hidden")))
 #define CMT_EXPORT __attribute__((visibility("default")))
@@ -99,7 +100,13 @@ struct cmt_call {
     /* filled by the pre-hook for the post-hook */
     uint64_t seq;
     int device;
-    int tracked_before;      /* FREE: the key was live (its entry in `saved`) */
+    enum cmt_untracked {     /* frees: what the pre-hook did (the post-hook undoes it if refused) */
+        CMT_UNTRACK_NOTHING,  /* nothing recorded (a NULL pointer) */
+        CMT_UNTRACK_UNKNOWN,  /* a FREE of an address that was not live was recorded */
+        CMT_UNTRACK_LIVE,     /* the live entry was removed (kept in `saved`) and a FREE recorded */
+        CMT_UNTRACK_CAPTURED, /* a free node of the graph being captured: nothing released now */
+        CMT_UNTRACK_IPC_REF,  /* an IPC mapping's earlier reference: one reference dropped */
+    } untracked;
     struct cmt_entry_copy {
         uint64_t size;
         uint32_t stack;
@@ -117,61 +124,31 @@ struct cmt_call {
 size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) CMT_HIDDEN;
 size_t cmt_array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels) CMT_HIDDEN;
 
-/* cmt_events.c: the family handlers. pre returns false when the call must pass through
- * untracked (nested inside another hook, tracking disabled). */
-bool cmt_hook_pre(struct cmt_call *c) CMT_HIDDEN;
-void cmt_hook_post(struct cmt_call *c, CUresult r) CMT_HIDDEN;
-
-/* cmt_driver.c: real entry points. */
-void *cmt_real_slot(enum cmt_api api) CMT_HIDDEN;
-void cmt_set_real_slot(enum cmt_api api, void *fn) CMT_HIDDEN;
-void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *real) CMT_HIDDEN;
-int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported name, or -1 */
-
 /* cmt_dl.c: the real dynamic-linker functions and our own address range. */
 extern void *(*cmt_real_dlsym)(void *, const char *) CMT_HIDDEN;
 extern void *(*cmt_real_dlopen)(const char *, int) CMT_HIDDEN;
+extern int (*cmt_real_dlclose)(void *) CMT_HIDDEN;
 void cmt_dl_init(void) CMT_HIDDEN;
 bool cmt_is_own_address(const void *p) CMT_HIDDEN;
 void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from here */
 
-/* cmt_main.c: configuration and lifecycle. */
-struct cmt_config {
-    char output_template[4096]; /* absolute */
-    char manifest[4096];        /* CUMEMTRACK_MANIFEST, or "" */
-    unsigned depth;             /* CUMEMTRACK_DEPTH */
-    bool no_children;
-    bool precise_clock;         /* false with CUMEMTRACK_CLOCK=coarse */
-    bool quiet;
-};
-extern struct cmt_config cmt_cfg CMT_HIDDEN;
-extern _Atomic int cmt_disabled CMT_HIDDEN; /* 1: pass everything through */
-extern _Atomic uint32_t cmt_generation CMT_HIDDEN;
-void cmt_init(void) CMT_HIDDEN;
-
-/* Thread-local state. */
-struct cmt_tls {
-    uint32_t gen;
-    int depth;            /* >0 inside a hook: nested CUDA calls pass through */
-    uint32_t writer;
-    uint32_t block_index;
-    uint8_t *block;
-    uint32_t pos;
-    uint64_t last_seq;
-    int64_t last_time;
-    uint64_t last_ptr;
-    uint64_t ctx_handle;  /* cache: last context seen and its index/device */
-    uint16_t ctx_index;
-    int8_t ctx_device;
-    uint32_t ctx_gen;
-};
-extern __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec"))) CMT_HIDDEN;
+/* cmt_main.c: lazy initialisation (safe to call from anywhere, any number of times); inline: the
+ * done-and-not-a-fresh-fork-child check every hook makes. */
+extern _Atomic int cmt_init_state CMT_HIDDEN;          /* 0 no, 1 running, 2 done */
+extern volatile uint64_t *cmt_fork_token CMT_HIDDEN;  /* reads 0 in a forked child (see cmt_main.c) */
+void cmt_init_slow(void) CMT_HIDDEN;
+static inline void cmt_init(void) {
+    if (CMT_LIKELY(atomic_load_explicit(&cmt_init_state, memory_order_acquire) == 2) &&
+        CMT_LIKELY(!cmt_fork_token || *cmt_fork_token))
+        return;
+    cmt_init_slow();
+}
 
 /* cmt_log.c: one-line messages to stderr without allocating. */
+extern bool cmt_log_quiet CMT_HIDDEN; /* CUMEMTRACK_QUIET */
 void cmt_warn(const char *fmt, ...) CMT_HIDDEN __attribute__((format(printf, 1, 2)));
 void cmt_warn_once(atomic_int *flag, const char *fmt, ...) CMT_HIDDEN
     __attribute__((format(printf, 2, 3)));
 
-int64_t cmt_now(void) CMT_HIDDEN;
 
 #endif

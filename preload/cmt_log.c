@@ -5,13 +5,14 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmt_internal.h"
 
+bool cmt_log_quiet;
+
 static void cmt_vwarn(const char *fmt, va_list ap) {
-    if (cmt_cfg.quiet) return;
+    if (cmt_log_quiet) return;
     int saved = errno;
     char buf[1024];
     int n = snprintf(buf, sizeof buf, "cumemtrack[%d]: ", (int)getpid());
@@ -39,14 +40,4 @@ void cmt_warn_once(atomic_int *flag, const char *fmt, ...) {
     va_start(ap, fmt);
     cmt_vwarn(fmt, ap);
     va_end(ap);
-}
-
-/* Event times: CLOCK_MONOTONIC by default (ns resolution; 20-70 ns a read),
- * CLOCK_MONOTONIC_COARSE with CUMEMTRACK_CLOCK=coarse (a few ns; one kernel tick of resolution,
- * 1-4 ms), for allocation-heavy jobs. Both count from the same origin, so the header's
- * start_clock_ns relates either to wall-clock time. */
-int64_t cmt_now(void) {
-    struct timespec ts;
-    clock_gettime(cmt_cfg.precise_clock ? CLOCK_MONOTONIC : CLOCK_MONOTONIC_COARSE, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

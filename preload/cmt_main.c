@@ -1,7 +1,7 @@
 /*
- * cmt_main.c — configuration (CUMEMTRACK_* variables), lazy initialisation (safe when another
- * library's constructor calls CUDA or dlsym before ours ran), fork, the end of the process
- * (exit, _exit, exec) and the public marker entry point cmt_mark().
+ * cmt_main.c — the tracer's life: lazy initialisation (safe when another library's constructor
+ * calls CUDA or dlsym before ours ran), fork, and the end of the process (exit, _exit, exec).
+ * The configuration is read by cmt_state.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -17,125 +17,35 @@
 #include <unistd.h>
 
 #include "cmt_driver.h"
+#include "cmt_events.h"
 #include "cmt_graph.h"
 #include "cmt_internal.h"
 #include "cmt_modules.h"
+#include "cmt_nvtx.h"
 #include "cmt_ptrtab.h"
+#include "cmt_records.h"
 #include "cmt_python.h"
-#include "cmt_signals.h"
+#include "cmt_alerts.h"
+#include "cmt_marks.h"
 #include "cmt_stacks.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-struct cmt_config cmt_cfg = {.depth = 64, .precise_clock = true};
-_Atomic int cmt_disabled;
-_Atomic uint32_t cmt_generation;
-__thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
-extern _Atomic int cmt_exited;
-void cmt_events_fork_child(void) CMT_HIDDEN;
-void cmt_nvtx_setup(bool for_children) CMT_HIDDEN;
 
-static _Atomic int init_state; /* 0 no, 1 running, 2 done */
-
-static void absolute_path(char *dst, size_t cap, const char *src) {
-    if (src[0] == '/') {
-        snprintf(dst, cap, "%s", src);
-        return;
-    }
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof cwd)) {
-        snprintf(dst, cap, "%s", src);
-        return;
-    }
-    size_t n = strlen(cwd);
-    if (n + 1 + strlen(src) + 1 > cap) {
-        snprintf(dst, cap, "%s", src);
-        return;
-    }
-    memcpy(dst, cwd, n);
-    dst[n] = '/';
-    strcpy(dst + n + 1, src);
-}
-
-/* Removes this library from LD_PRELOAD so exec'd children run untracked (run --no-children). */
-static void drop_from_ld_preload(void) {
-    const char *lp = getenv("LD_PRELOAD");
-    if (!lp) return;
-    char out[8192];
-    size_t at = 0;
-    const char *s = lp;
-    while (*s) {
-        size_t n = strcspn(s, ": ");
-        if (n && !(n >= 17 && memmem(s, n, "libcumemtrack", 13))) {
-            if (at && at < sizeof out - 1) out[at++] = ':';
-            if (at + n < sizeof out - 1) {
-                memcpy(out + at, s, n);
-                at += n;
-            }
-        }
-        s += n;
-        while (*s == ':' || *s == ' ') s++;
-    }
-    out[at] = 0;
-    if (at)
-        setenv("LD_PRELOAD", out, 1);
-    else
-        unsetenv("LD_PRELOAD");
-}
-
-static void read_config(void) {
-    const char *v = getenv("CUMEMTRACK_QUIET");
-    cmt_cfg.quiet = v && *v && strcmp(v, "0") != 0;
-    v = getenv("CUMEMTRACK_DISABLE");
-    if (v && *v && strcmp(v, "0") != 0) atomic_store(&cmt_disabled, 1);
-    v = getenv("CUMEMTRACK_OUTPUT");
-    if (v && !*v) {
-        cmt_warn("warning: CUMEMTRACK_OUTPUT is empty; using cumemtrack.%%h.%%p.cmt");
-        v = NULL;
-    }
-    absolute_path(cmt_cfg.output_template, sizeof cmt_cfg.output_template,
-                  v ? v : "cumemtrack.%h.%p.cmt");
-    v = getenv("CUMEMTRACK_DEPTH");
-    if (v) {
-        char *end;
-        errno = 0;
-        long d = strtol(v, &end, 10);
-        if (!*v || *end || errno || d < 0 || d > (long)CMT_MAX_FRAMES)
-            cmt_warn("warning: CUMEMTRACK_DEPTH=\"%s\" is not a number from 0 to %u; using 64", v,
-                     CMT_MAX_FRAMES);
-        else
-            cmt_cfg.depth = (unsigned)d;
-    }
-    v = getenv("CUMEMTRACK_STACK_CACHE");
-    if (v && !strcmp(v, "0")) cmt_stack_cache_enabled = 0;
-    v = getenv("CUMEMTRACK_PYTHON");
-    if (v && !strcmp(v, "0")) cmt_python_enabled = 0;
-    v = getenv("CUMEMTRACK_CLOCK");
-    if (v && *v) {
-        if (!strcmp(v, "coarse"))
-            cmt_cfg.precise_clock = false;
-        else if (strcmp(v, "precise"))
-            cmt_warn("warning: CUMEMTRACK_CLOCK=\"%s\" is neither precise nor coarse; using precise", v);
-    }
-    v = getenv("CUMEMTRACK_MANIFEST");
-    if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
-    v = getenv("CUMEMTRACK_NO_CHILDREN");
-    cmt_cfg.no_children = v && *v && strcmp(v, "0") != 0;
-    if (cmt_cfg.no_children) drop_from_ld_preload();
-}
+_Atomic int cmt_init_state;
 
 /* A page that reads as zero in a forked child (MADV_WIPEONFORK): the child's state is reset by
  * whichever comes first, our pthread_atfork child handler or the first hook the child runs. The
  * handler alone is not enough: another library's child handler registered before ours (its
  * constructor ran first) may call CUDA in the child before ours runs, and would record into the
  * parent's inherited staging block, i.e. into the parent's dump. */
-static volatile uint64_t *fork_token;
+volatile uint64_t *cmt_fork_token;
 
 static void fork_child(void) {
-    if (fork_token) {
-        if (*fork_token) return; /* already reset in this process (or not a fork: no wipe) */
-        *fork_token = 1;
+    if (cmt_fork_token) {
+        if (*cmt_fork_token) return; /* already reset in this process (or not a fork: no wipe) */
+        *cmt_fork_token = 1;
     }
     atomic_fetch_add(&cmt_generation, 1);
     cmt_writer_fork_child();
@@ -171,37 +81,38 @@ static void fork_token_init(void) {
 #ifdef MADV_WIPEONFORK
     if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
         *(volatile uint64_t *)p = 1;
-        fork_token = p;
+        cmt_fork_token = p;
         return;
     }
 #endif
     munmap(p, 4096); /* kernel before 4.14: only the atfork handler resets */
 }
 
-void cmt_init(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == 2)) {
-        if (CMT_UNLIKELY(fork_token && !*fork_token))
+void cmt_init_slow(void) {
+    if (CMT_LIKELY(atomic_load_explicit(&cmt_init_state, memory_order_acquire) == 2)) {
+        if (CMT_UNLIKELY(cmt_fork_token && !*cmt_fork_token))
             fork_child(); /* a child, before our handler */
         return;
     }
     int expected = 0;
-    if (!atomic_compare_exchange_strong(&init_state, &expected, 1)) {
+    if (!atomic_compare_exchange_strong(&cmt_init_state, &expected, 1)) {
         /* another thread is reading the configuration: wait for it (never for ourselves; bounded,
          * in case that thread waits for a lock this one holds, such as the loader's) */
-        for (int i = 0; i < 20000 && !initialising && atomic_load_explicit(&init_state, memory_order_acquire) != 2; i++)
+        for (int i = 0; i < 20000 && !initialising && atomic_load_explicit(&cmt_init_state, memory_order_acquire) != 2; i++)
             sched_yield();
         return;
     }
     initialising = true;
     fork_token_init();
     cmt_dl_init();
-    read_config();
-    cmt_signals_init();
+    cmt_read_config();
+    cmt_alerts_init();
+    cmt_marks_init();
     cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
     pthread_atfork(NULL, NULL, fork_child);
     status_handler = on_exit(end_of_process, NULL) == 0;
     initialising = false;
-    atomic_store_explicit(&init_state, 2, memory_order_release);
+    atomic_store_explicit(&cmt_init_state, 2, memory_order_release);
 }
 
 __attribute__((constructor)) static void cmt_ctor(void) { cmt_init(); }
@@ -212,11 +123,7 @@ static void emit_exit(int how, int status) {
     /* a vfork child (exec or _exit right after vfork, as posix_spawn-like code and Python's
      * subprocess do) shares our memory: its end is not ours */
     if (!cmt_writer_mine() || atomic_exchange(&cmt_exited, 1)) return;
-    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)how);
-    p = cmt_put_zvarint(p, status);
-    cmt_rec_end(CMT_REC_EXIT, p);
+    cmt_rec_exit(how, status);
 }
 
 /* Only when on_exit could not register end_of_process (the status is then known only when the
@@ -250,8 +157,7 @@ CMT_EXPORT void _Exit(int status) { _exit(status); }
 static void exec_failed(int err) {
     if (!cmt_writer_mine()) return;
     atomic_store(&cmt_exited, 0);
-    uint8_t buf[CMT_VARINT_MAX], *p = cmt_put_zvarint(buf, err);
-    cmt_emit_ext(CMT_REC_EXEC_FAILED, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    cmt_rec_exec_failed(err);
 }
 
 #define CMT_EXEC_CALL(name, proto_args, call_args)                                                 \
@@ -310,14 +216,4 @@ CMT_EXPORT int execle(const char *path, const char *arg, ...) {
     char *const *envp;
     CMT_GATHER(arg, ap, argv, n, envp = va_arg(ap, char *const *))
     return execve(path, argv, envp);
-}
-
-/* ---- markers ---- */
-
-CMT_EXPORT void cmt_mark(const char *label) {
-    cmt_init();
-    if (cmt_disabled || !label || cmt_tls.depth > 0) return;
-    cmt_tls.depth++;
-    cmt_marker(label, CMT_MARK_POINT, "");
-    cmt_tls.depth--;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmt_internal.h"
+#include "cmt_records.h"
 #include "cmt_modules.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -71,31 +72,16 @@ static size_t build_id(const struct dl_phdr_info *info, const uint8_t **out) {
 }
 
 static void emit_load(const struct module *m, const struct dl_phdr_info *info, const char *path) {
-    uint8_t buf[PATH_MAX + 128 + CMT_MAX_SEGMENTS * 3 * CMT_VARINT_MAX];
-    uint8_t *p = cmt_put_varint(buf, m->id);
-    p = cmt_put_varint(p, info->dlpi_addr);
-    p = cmt_put_str(p, path, PATH_MAX);
     const uint8_t *bid = NULL;
     size_t nb = build_id(info, &bid);
-    p = cmt_put_varint(p, nb);
-    if (nb) {
-        memcpy(p, bid, nb);
-        p += nb;
-    }
+    struct cmt_segment seg[CMT_MAX_SEGMENTS];
     unsigned nseg = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_LOAD && nseg < CMT_MAX_SEGMENTS) nseg++;
-    p = cmt_put_varint(p, nseg);
-    unsigned k = 0;
-    for (int i = 0; i < info->dlpi_phnum && k < nseg; i++) {
+    for (int i = 0; i < info->dlpi_phnum && nseg < CMT_MAX_SEGMENTS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD) continue;
-        p = cmt_put_varint(p, ph->p_vaddr);
-        p = cmt_put_varint(p, ph->p_memsz);
-        p = cmt_put_varint(p, ph->p_flags);
-        k++;
+        seg[nseg++] = (struct cmt_segment){.vaddr = ph->p_vaddr, .memsz = ph->p_memsz, .flags = ph->p_flags};
     }
-    cmt_emit_ext(CMT_REC_MODULE_LOAD, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    cmt_rec_module_load(m->id, info->dlpi_addr, path, bid, nb, seg, nseg);
 }
 
 static int scan_one(struct dl_phdr_info *info, size_t size, void *arg) {
@@ -145,9 +131,7 @@ void cmt_modules_rescan(void) {
     for (size_t i = 0; i < nmods; i++) {
         if (!mods[i].alive || mods[i].seen) continue;
         mods[i].alive = false;
-        uint8_t buf[CMT_VARINT_MAX];
-        uint8_t *p = cmt_put_varint(buf, mods[i].id);
-        cmt_emit_ext(CMT_REC_MODULE_UNLOAD, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+        cmt_rec_module_unload(mods[i].id);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -20,7 +20,9 @@
 #include <nvtx3/nvToolsExtMem.h>
 
 #include "cmt_internal.h"
-#include "cmt_signals.h"
+#include "cmt_records.h"
+#include "cmt_marks.h"
+#include "cmt_nvtx.h"
 #include "cmt_stacks.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -70,10 +72,9 @@ static const char *message(const nvtxEventAttributes_t *a, char *tmp, size_t cap
 static __thread int range_level;
 
 static void record(const char *label, unsigned flags, const struct cmt_nvtx_domain *d) {
-    if (!d->on || cmt_disabled || cmt_tls.depth > 0) return;
-    cmt_tls.depth++;
+    if (!d->on || !cmt_enter()) return;
     cmt_marker(label, flags, d->name);
-    cmt_tls.depth--;
+    cmt_leave();
 }
 
 static int push(nvtxDomainHandle_t d, const char *label) {
@@ -155,51 +156,47 @@ CMT_EXPORT int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get) {
     if (!get) return 0;
     const NvtxExportTableCallbacks *cb = (const NvtxExportTableCallbacks *)get(NVTX_ETID_CALLBACKS);
     if (!cb || cb->struct_size < sizeof *cb || !cb->GetModuleFunctionTable) return 0;
-    NvtxFunctionTable t = NULL;
-    unsigned n = 0;
-    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE, &t, &n)) {
-        set_slot(t, n, NVTX_CBID_CORE_MarkA, (NvtxFunctionPointer)nv_mark_a);
-        set_slot(t, n, NVTX_CBID_CORE_MarkEx, (NvtxFunctionPointer)nv_mark_ex);
-        set_slot(t, n, NVTX_CBID_CORE_RangePushA, (NvtxFunctionPointer)nv_push_a);
-        set_slot(t, n, NVTX_CBID_CORE_RangePushEx, (NvtxFunctionPointer)nv_push_ex);
-        set_slot(t, n, NVTX_CBID_CORE_RangePop, (NvtxFunctionPointer)nv_pop);
-        set_slot(t, n, NVTX_CBID_CORE_RangeStartA, (NvtxFunctionPointer)nv_start_a);
-        set_slot(t, n, NVTX_CBID_CORE_RangeStartEx, (NvtxFunctionPointer)nv_start_ex);
-        set_slot(t, n, NVTX_CBID_CORE_RangeEnd, (NvtxFunctionPointer)nv_end);
-    }
-    t = NULL;
-    n = 0;
-    if (cb->GetModuleFunctionTable(NVTX_CB_MODULE_CORE2, &t, &n)) {
-        set_slot(t, n, NVTX_CBID_CORE2_DomainMarkEx, (NvtxFunctionPointer)nv_dmark_ex);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainRangePushEx, (NvtxFunctionPointer)nv_dpush_ex);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainRangePop, (NvtxFunctionPointer)nv_dpop);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainRangeStartEx, (NvtxFunctionPointer)nv_dstart_ex);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainRangeEnd, (NvtxFunctionPointer)nv_dend);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainCreateA, (NvtxFunctionPointer)nv_dcreate_a);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainDestroy, (NvtxFunctionPointer)nv_ddestroy);
-        set_slot(t, n, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)nv_dregister_a);
+    static const struct {
+        NvtxCallbackModule module;
+        unsigned id;
+        NvtxFunctionPointer fn;
+    } hooks[] = {
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkA, (NvtxFunctionPointer)nv_mark_a},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_MarkEx, (NvtxFunctionPointer)nv_mark_ex},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushA, (NvtxFunctionPointer)nv_push_a},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePushEx, (NvtxFunctionPointer)nv_push_ex},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangePop, (NvtxFunctionPointer)nv_pop},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartA, (NvtxFunctionPointer)nv_start_a},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeStartEx, (NvtxFunctionPointer)nv_start_ex},
+        {NVTX_CB_MODULE_CORE, NVTX_CBID_CORE_RangeEnd, (NvtxFunctionPointer)nv_end},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainMarkEx, (NvtxFunctionPointer)nv_dmark_ex},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePushEx, (NvtxFunctionPointer)nv_dpush_ex},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangePop, (NvtxFunctionPointer)nv_dpop},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeStartEx, (NvtxFunctionPointer)nv_dstart_ex},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRangeEnd, (NvtxFunctionPointer)nv_dend},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainCreateA, (NvtxFunctionPointer)nv_dcreate_a},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainDestroy, (NvtxFunctionPointer)nv_ddestroy},
+        {NVTX_CB_MODULE_CORE2, NVTX_CBID_CORE2_DomainRegisterStringA, (NvtxFunctionPointer)nv_dregister_a},
+    };
+    const NvtxCallbackModule modules[] = {NVTX_CB_MODULE_CORE, NVTX_CB_MODULE_CORE2};
+    for (size_t m = 0; m < sizeof modules / sizeof *modules; m++) {
+        NvtxFunctionTable t = NULL;
+        unsigned n = 0;
+        if (!cb->GetModuleFunctionTable(modules[m], &t, &n)) continue;
+        for (size_t i = 0; i < sizeof hooks / sizeof *hooks; i++)
+            if (hooks[i].module == modules[m]) set_slot(t, n, hooks[i].id, hooks[i].fn);
     }
     return 1;
 }
 
 /* ---- the memory-heap extension ---- */
 
-static void suballoc(unsigned op, uint64_t heap, uint64_t ptr, uint64_t size, uint32_t stack, const char *name) {
-    uint8_t buf[5 * CMT_VARINT_MAX + 256 + CMT_VARINT_MAX], *p = cmt_put_varint(buf, op);
-    p = cmt_put_varint(p, heap);
-    p = cmt_put_varint(p, ptr);
-    p = cmt_put_varint(p, size);
-    p = cmt_put_varint(p, stack);
-    p = cmt_put_str(p, name ? name : "", 256);
-    cmt_emit_ext(CMT_REC_SUBALLOC, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
-}
-
 static bool enter(nvtxDomainHandle_t d) {
-    if (!dom(d)->on || cmt_disabled || cmt_tls.depth > 0 || !cmt_writer_ensure()) return false;
-    cmt_tls.depth++;
-    return true;
+    if (!dom(d)->on || !cmt_enter()) return false;
+    if (cmt_writer_ensure()) return true;
+    cmt_leave();
+    return false;
 }
-static void leave(void) { cmt_tls.depth--; }
 
 static nvtxMemHeapHandle_t nv_heap_register(nvtxDomainHandle_t d, nvtxMemHeapDesc_t const *desc) {
     const nvtxMemVirtualRangeDesc_t *r = desc && desc->type == NVTX_MEM_TYPE_VIRTUAL_ADDRESS
@@ -210,16 +207,16 @@ static nvtxMemHeapHandle_t nv_heap_register(nvtxDomainHandle_t d, nvtxMemHeapDes
         const char *name = desc->messageType == NVTX_MESSAGE_TYPE_ASCII ? desc->message.ascii
                            : desc->messageType == NVTX_MESSAGE_TYPE_REGISTERED ? (const char *)desc->message.registered
                                                                                : dom(d)->name;
-        suballoc(CMT_SUB_HEAP_REGISTER, (uintptr_t)r->ptr, (uintptr_t)r->ptr, r->size, 0, name);
-        leave();
+        cmt_rec_suballoc(CMT_SUB_HEAP_REGISTER, (uintptr_t)r->ptr, (uintptr_t)r->ptr, r->size, 0, name);
+        cmt_leave();
     }
     return (nvtxMemHeapHandle_t)(uintptr_t)r->ptr; /* a virtual-address heap is its own handle */
 }
 
 static void heap_op(nvtxDomainHandle_t d, nvtxMemHeapHandle_t heap, unsigned op) {
     if (!enter(d)) return;
-    suballoc(op, (uintptr_t)heap, 0, 0, 0, NULL);
-    leave();
+    cmt_rec_suballoc(op, (uintptr_t)heap, 0, 0, 0, NULL);
+    cmt_leave();
 }
 static void nv_heap_unregister(nvtxDomainHandle_t d, nvtxMemHeapHandle_t h) { heap_op(d, h, CMT_SUB_HEAP_UNREGISTER); }
 static void nv_heap_reset(nvtxDomainHandle_t d, nvtxMemHeapHandle_t h) { heap_op(d, h, CMT_SUB_HEAP_RESET); }
@@ -232,10 +229,10 @@ static void nv_regions_register(nvtxDomainHandle_t d, nvtxMemRegionsRegisterBatc
     for (size_t i = 0; i < b->regionCount; i++) {
         const nvtxMemVirtualRangeDesc_t *r =
             (const nvtxMemVirtualRangeDesc_t *)((const char *)b->regionDescElements + i * step);
-        if (on) suballoc(CMT_SUB_REGION_REGISTER, (uintptr_t)b->heap, (uintptr_t)r->ptr, r->size, stack, NULL);
+        if (on) cmt_rec_suballoc(CMT_SUB_REGION_REGISTER, (uintptr_t)b->heap, (uintptr_t)r->ptr, r->size, stack, NULL);
         if (b->regionHandleElementsOut) b->regionHandleElementsOut[i] = (nvtxMemRegionHandle_t)(uintptr_t)r->ptr;
     }
-    if (on) leave();
+    if (on) cmt_leave();
 }
 
 static void nv_regions_resize(nvtxDomainHandle_t d, nvtxMemRegionsResizeBatch_t const *b) {
@@ -244,9 +241,9 @@ static void nv_regions_resize(nvtxDomainHandle_t d, nvtxMemRegionsResizeBatch_t 
     for (size_t i = 0; i < b->regionDescCount; i++) {
         const nvtxMemVirtualRangeDesc_t *r =
             (const nvtxMemVirtualRangeDesc_t *)((const char *)b->regionDescElements + i * step);
-        suballoc(CMT_SUB_REGION_RESIZE, 0, (uintptr_t)r->ptr, r->size, 0, NULL);
+        cmt_rec_suballoc(CMT_SUB_REGION_RESIZE, 0, (uintptr_t)r->ptr, r->size, 0, NULL);
     }
-    leave();
+    cmt_leave();
 }
 
 static void nv_regions_unregister(nvtxDomainHandle_t d, nvtxMemRegionsUnregisterBatch_t const *b) {
@@ -254,9 +251,9 @@ static void nv_regions_unregister(nvtxDomainHandle_t d, nvtxMemRegionsUnregister
     size_t step = b->refElementSize ? b->refElementSize : sizeof(nvtxMemRegionRef_t);
     for (size_t i = 0; i < b->refCount; i++) {
         const nvtxMemRegionRef_t *r = (const nvtxMemRegionRef_t *)((const char *)b->refElements + i * step);
-        suballoc(CMT_SUB_REGION_UNREGISTER, 0, (uintptr_t)r->pointer, 0, 0, NULL);
+        cmt_rec_suballoc(CMT_SUB_REGION_UNREGISTER, 0, (uintptr_t)r->pointer, 0, 0, NULL);
     }
-    leave();
+    cmt_leave();
 }
 
 CMT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *info) {

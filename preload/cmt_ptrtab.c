@@ -20,7 +20,7 @@ struct stripe {
     char pad[64 - sizeof(int) - 8 - sizeof(void *)];
 } __attribute__((aligned(64)));
 
-static struct stripe S[STRIPES];
+static struct stripe stripes[STRIPES];
 
 static inline void lock(struct stripe *s) {
     int spins = 0;
@@ -63,7 +63,7 @@ static bool grow(struct stripe *s) {
 bool cmt_ptr_insert(const struct cmt_entry *e, uint64_t *seq) {
     unsigned space = e->kind_space & 3;
     uint64_t h = hash(e->key, space);
-    struct stripe *s = &S[h & (STRIPES - 1)];
+    struct stripe *s = &stripes[h & (STRIPES - 1)];
     bool ok = true;
     lock(s);
     if ((s->count + 1) * 10 > s->cap * 7 && !grow(s) && s->count + 1 >= s->cap) ok = false;
@@ -98,7 +98,7 @@ static void delete_at(struct stripe *s, uint32_t i) {
 
 bool cmt_ptr_remove(uint64_t key, unsigned space, struct cmt_entry *out, uint64_t *seq) {
     uint64_t h = hash(key, space);
-    struct stripe *s = &S[h & (STRIPES - 1)];
+    struct stripe *s = &stripes[h & (STRIPES - 1)];
     bool found = false;
     lock(s);
     if (s->cap) {
@@ -122,7 +122,7 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                    void (*gone)(const struct cmt_entry *, void *)) {
     struct cmt_entry batch[64];
     for (int k = 0; k < STRIPES; k++) {
-        struct stripe *s = &S[k];
+        struct stripe *s = &stripes[k];
         for (;;) {
             int n = 0;
             lock(s);
@@ -144,5 +144,5 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
 void cmt_ptr_fork_child(void) {
     /* Another thread may have held a stripe at fork: start from empty tables (the child's CUDA
      * state starts from scratch too). The parent's arrays are abandoned, not freed. */
-    memset(S, 0, sizeof S);
+    memset(stripes, 0, sizeof stripes);
 }

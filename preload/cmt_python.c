@@ -19,11 +19,11 @@
 #include <string.h>
 
 #include "cmt_internal.h"
+#include "cmt_records.h"
 #include "cmt_python.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-int cmt_python_enabled = 1;
 
 static const struct cmt_py_layout layouts[] = {
 #define CMT_PY_ENTRY(mi, la, tf, cc, fc, fp, fi, fo, cs, fe, cf, cn, cq, co, cl, ua, uc, uu)       \
@@ -156,10 +156,7 @@ static void emit_note(void) {
     uint32_t g = atomic_load_explicit(&cmt_generation, memory_order_relaxed) + 1;
     if (CMT_LIKELY(atomic_load_explicit(&note_gen, memory_order_relaxed) == g)) return;
     if (atomic_exchange(&note_gen, g) == g || !note[0]) return;
-    uint8_t buf[256], *p = buf;
-    p = cmt_put_str(p, "python", 16);
-    p = cmt_put_str(p, note, sizeof note);
-    cmt_emit_ext(CMT_REC_INFO, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    cmt_rec_info("python", note);
 }
 
 /* PY_ON when Python frames can be walked in this process. */
@@ -182,7 +179,7 @@ static inline bool is_code(uintptr_t c) {
 }
 
 int cmt_python_walk(struct cmt_pyframe *out, int max) {
-    if (!cmt_python_enabled || max <= 0 || !ready() || !is_initialized()) return 0;
+    if (!cmt_cfg.python || max <= 0 || !ready() || !is_initialized()) return 0;
     uintptr_t ts = (uintptr_t)get_tstate();
     if (!ts || (ts & 7)) return 0;
     const struct cmt_py_layout *l = L;
@@ -347,14 +344,7 @@ static void emit_code(const struct code_key *k) {
     static char file[CMT_MAX_STR], name[1024]; /* under codes_lock */
     read_str(k->file, file, sizeof file);
     read_str(k->name, name, sizeof name);
-    uint64_t seq = cmt_next_seq();
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX + sizeof file + sizeof name, seq, cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, k->id);
-    p = cmt_put_varint(p, k->first > 0 ? (uint64_t)k->first : 0);
-    p = cmt_put_str(p, file, CMT_MAX_STR);
-    p = cmt_put_str(p, name, CMT_MAX_STR);
-    cmt_rec_end(CMT_REC_PYCODE, p);
+    cmt_rec_pycode(k->id, k->first, file, name);
 }
 
 /* The id of k in the process-wide table, inserted (and its PYCODE written) when new. */

@@ -47,7 +47,6 @@ struct cmt_pyframe {
 };
 
 /* 0 turns Python frames off (CUMEMTRACK_PYTHON=0). */
-extern int cmt_python_enabled;
 
 /* Walks the calling thread's Python frames, innermost first, at most max; returns how many
  * (0: no Python here, or this thread runs none). */

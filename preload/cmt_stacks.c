@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmt_internal.h"
+#include "cmt_records.h"
 #include "cmt_modules.h"
 #include "cmt_python.h"
 #include "cmt_stacks.h"
@@ -35,7 +36,7 @@ struct stack {
 static struct {
     pthread_mutex_t lock;
     struct stack *table;
-} T[STRIPES];
+} stripes[STRIPES];
 
 static _Atomic uint32_t next_id;
 static _Atomic int unwind_state; /* 0 unknown, 1 loaded, 2 missing */
@@ -52,8 +53,8 @@ static __thread struct {
 /* glibc mutexes are valid when zeroed, so the tables work before any constructor has run */
 static void stripes_init(void) {
     for (int i = 0; i < STRIPES; i++) {
-        pthread_mutex_init(&T[i].lock, NULL);
-        T[i].table = NULL;
+        pthread_mutex_init(&stripes[i].lock, NULL);
+        stripes[i].table = NULL;
     }
 }
 
@@ -91,23 +92,7 @@ static uint32_t stack_id(const uintptr_t *key, uint32_t words);
 static void emit_stack(const struct stack *s) {
     uint32_t n = (uint32_t)s->key[0], npy = (uint32_t)(s->key[0] >> 32);
     const uintptr_t *frames = s->key + 1, *py = frames + n;
-    uint64_t seq = cmt_next_seq();
-    uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX + (size_t)(n + 3 * npy) * CMT_VARINT_MAX, seq, cmt_now());
-    if (!p) return;
-    p = cmt_put_varint(p, s->id);
-    p = cmt_put_varint(p, n);
-    uintptr_t prev = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        p = i == 0 ? cmt_put_varint(p, frames[0]) : cmt_put_zvarint(p, (int64_t)(frames[i] - prev));
-        prev = frames[i];
-    }
-    p = cmt_put_varint(p, npy);
-    for (uint32_t i = 0; i < npy; i++) {
-        p = cmt_put_varint(p, (uint32_t)py[2 * i]);
-        p = cmt_put_varint(p, py[2 * i + 1]);
-        p = cmt_put_varint(p, py[2 * i] >> 32);
-    }
-    cmt_rec_end(CMT_REC_STACK, p);
+    cmt_rec_stack(s->id, frames, n, py, npy);
 }
 
 int cmt_stack_raw(void **buf, int n) { return load_unwind() ? unw_backtrace_fn(buf, n) : 0; }
@@ -143,7 +128,6 @@ static __thread struct {
     struct sc_entry *e;
 } sc __attribute__((tls_model("initial-exec")));
 
-int cmt_stack_cache_enabled = 1;
 static pthread_key_t sc_key;
 static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
 static void sc_free(void *p) { free(p); }
@@ -160,7 +144,7 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
         void *addr;
         size_t size;
         sc.state = -1;
-        if (cmt_stack_cache_enabled && pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (cmt_cfg.stack_cache && pthread_getattr_np(pthread_self(), &a) == 0) {
             if (pthread_attr_getstack(&a, &addr, &size) == 0) {
                 sc.lo = (uintptr_t)addr;
                 sc.hi = (uintptr_t)addr + size;
@@ -280,8 +264,8 @@ static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
 
     int k = (int)(h >> 60) & (STRIPES - 1);
     struct stack *s = NULL;
-    pthread_mutex_lock(&T[k].lock);
-    HASH_FIND_BYHASHVALUE(hh, T[k].table, key, words * sizeof *key, (unsigned)h, s);
+    pthread_mutex_lock(&stripes[k].lock);
+    HASH_FIND_BYHASHVALUE(hh, stripes[k].table, key, words * sizeof *key, (unsigned)h, s);
     if (!s) {
         s = malloc(sizeof *s + words * sizeof *key);
         if (s) {
@@ -290,7 +274,7 @@ static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
             s->hash = h;
             memcpy(s->key, key, words * sizeof *key);
             stack_oom = 0;
-            HASH_ADD_KEYPTR_BYHASHVALUE(hh, T[k].table, s->key, words * sizeof *key, (unsigned)h, s);
+            HASH_ADD_KEYPTR_BYHASHVALUE(hh, stripes[k].table, s->key, words * sizeof *key, (unsigned)h, s);
             if (stack_oom) {
                 free(s);
                 s = NULL;
@@ -299,7 +283,7 @@ static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
             }
         }
     }
-    pthread_mutex_unlock(&T[k].lock);
+    pthread_mutex_unlock(&stripes[k].lock);
     if (!s) {
         cmt_counter_add(CMT_CTR_DROPPED_STACKS, 1);
         return 0;

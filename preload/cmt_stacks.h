@@ -18,7 +18,6 @@
 uint32_t cmt_stack_capture(const void *frame);
 void cmt_stacks_fork_child(void);
 /* 0 turns the call-site stack cache off (CUMEMTRACK_STACK_CACHE=0). */
-extern int cmt_stack_cache_enabled;
 /* Raw return addresses of the current stack (0 when libunwind is missing). */
 int cmt_stack_raw(void **buf, int n);
 

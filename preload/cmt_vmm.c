@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "cmt_driver.h"
-#include "cmt_signals.h"
+#include "cmt_alerts.h"
+#include "cmt_records.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -42,17 +43,36 @@ static __thread struct {
     struct handle freed[MAX_UNDO];
 } undo;
 
-static void emit_map(int op, uint64_t va, uint64_t size, uint64_t handle) {
-    uint8_t buf[4 * CMT_VARINT_MAX], *p = cmt_put_varint(buf, (uint64_t)op);
-    p = cmt_put_varint(p, va);
-    p = cmt_put_varint(p, size);
-    p = cmt_put_varint(p, handle);
-    cmt_emit_ext(CMT_REC_VMM_MAP, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+/* Inserts a copy of v into its table (under lock); NULL, counted in table_full, when memory ran out. */
+static struct handle *add_handle(const struct handle *v) {
+    struct handle *h = malloc(sizeof *h);
+    if (h) {
+        *h = *v;
+        vmm_oom = 0;
+        HASH_ADD(hh, handles, handle, sizeof h->handle, h);
+        if (!vmm_oom) return h;
+        free(h);
+    }
+    cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+    return NULL;
+}
+
+static struct mapping *add_mapping(const struct mapping *v) {
+    struct mapping *m = malloc(sizeof *m);
+    if (m) {
+        *m = *v;
+        vmm_oom = 0;
+        HASH_ADD(hh, mappings, va, sizeof m->va, m);
+        if (!vmm_oom) return m;
+        free(m);
+    }
+    cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
+    return NULL;
 }
 
 static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
-    if (!h->pending) cmt_emit_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
+    if (!h->pending) cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
     if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, -(int64_t)h->size, NULL);
     if (undo.nfreed < MAX_UNDO)
         undo.freed[undo.nfreed++] = *h;
@@ -62,17 +82,9 @@ static void end_handle(enum cmt_api api, struct handle *h) {
 }
 
 static void restore_handle(enum cmt_api api, const struct handle *saved, CUresult r) {
-    struct handle *h = malloc(sizeof *h);
-    if (!h) return;
-    *h = *saved;
-    vmm_oom = 0;
-    HASH_ADD(hh, handles, handle, sizeof h->handle, h);
-    if (vmm_oom) {
-        free(h);
-        return;
-    }
-    if (h->pending) return;
-    cmt_emit_alloc(CMT_REC_RETRACK, api, h->kind, CMT_SPACE_VMM, h->device, h->handle, h->size,
+    struct handle *h = add_handle(saved);
+    if (!h || h->pending) return;
+    cmt_rec_alloc(CMT_REC_RETRACK, api, h->kind, CMT_SPACE_VMM, h->device, h->handle, h->size,
                    h->size, h->stack, 0, cmt_next_seq(), r);
     if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, (int64_t)h->size, NULL);
 }
@@ -88,22 +100,9 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     /* its identity even when no context was ever current (a device-addressed call) */
     if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
-    struct handle *h = calloc(1, sizeof *h);
-    if (h) {
-        *h = (struct handle){.handle = handle,
-                             .size = c->size,
-                             .stack = stack,
-                             .refs = 1,
-                             .device = device,
-                             .kind = CMT_KIND_VMM};
-        vmm_oom = 0;
-        HASH_ADD(hh, handles, handle, sizeof h->handle, h);
-        if (vmm_oom) {
-            free(h);
-            cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
-        }
-    }
-    cmt_emit_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_VMM, CMT_SPACE_VMM, device, handle, c->size, c->size,
+    add_handle(&(struct handle){
+        .handle = handle, .size = c->size, .stack = stack, .refs = 1, .device = device, .kind = CMT_KIND_VMM});
+    cmt_rec_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_VMM, CMT_SPACE_VMM, device, handle, c->size, c->size,
                    stack, 0, cmt_next_seq(), 0);
     cmt_live_add(device, (int64_t)c->size, c->caller);
     pthread_mutex_unlock(&lock);
@@ -119,21 +118,12 @@ void cmt_vmm_imported(struct cmt_call *c, uint64_t handle, uint32_t stack) {
         device = prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop.location.id : -1;
     if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
-    struct handle *h = calloc(1, sizeof *h);
-    if (h) {
-        *h = (struct handle){.handle = handle,
-                             .stack = stack,
-                             .refs = 1,
-                             .device = device,
-                             .kind = CMT_KIND_IMPORTED,
-                             .pending = true};
-        vmm_oom = 0;
-        HASH_ADD(hh, handles, handle, sizeof h->handle, h);
-        if (vmm_oom) {
-            free(h);
-            cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
-        }
-    }
+    add_handle(&(struct handle){.handle = handle,
+                                .stack = stack,
+                                .refs = 1,
+                                .device = device,
+                                .kind = CMT_KIND_IMPORTED,
+                                .pending = true});
     pthread_mutex_unlock(&lock);
 }
 
@@ -146,7 +136,7 @@ void cmt_vmm_release_pre(struct cmt_call *c) {
     undo.release_found = h != NULL;
     undo.release_freed = false;
     if (!h) {
-        cmt_emit_free(c->api, CMT_SPACE_VMM | CMT_FLAG_UNKNOWN, -2, key, cmt_next_seq());
+        cmt_rec_free(c->api, CMT_SPACE_VMM | CMT_FLAG_UNKNOWN, -2, key, cmt_next_seq());
     } else if (h->refs > 0 && --h->refs == 0 && h->maps == 0) {
         undo.release_freed = true;
         end_handle(c->api, h);
@@ -173,26 +163,15 @@ void cmt_vmm_mapped(struct cmt_call *c) {
     struct handle *h;
     uint64_t key = c->handle;
     HASH_FIND(hh, handles, &key, sizeof key, h);
-    struct mapping *m = calloc(1, sizeof *m);
-    if (m) {
-        m->va = c->ptr;
-        m->size = c->size;
-        m->handle = c->handle;
-        vmm_oom = 0;
-        HASH_ADD(hh, mappings, va, sizeof m->va, m);
-        if (vmm_oom)
-            free(m);
-        else if (h)
-            h->maps++;
-    }
+    if (add_mapping(&(struct mapping){.va = c->ptr, .size = c->size, .handle = c->handle}) && h) h->maps++;
     if (h && h->pending) { /* an imported handle's first mapping: recorded now, with its size */
         h->pending = false;
         h->size = c->size;
-        cmt_emit_alloc(CMT_REC_ALLOC, CMT_API_cuMemImportFromShareableHandle, CMT_KIND_IMPORTED,
+        cmt_rec_alloc(CMT_REC_ALLOC, CMT_API_cuMemImportFromShareableHandle, CMT_KIND_IMPORTED,
                        CMT_SPACE_VMM, h->device, h->handle, h->size, h->size, h->stack, 0,
                        cmt_next_seq(), 0);
     }
-    emit_map(1, c->ptr, c->size, c->handle);
+    cmt_rec_vmm_map(1, c->ptr, c->size, c->handle);
     pthread_mutex_unlock(&lock);
 }
 
@@ -202,7 +181,7 @@ void cmt_vmm_unmap_pre(struct cmt_call *c) {
     undo.nfreed = 0;
     uint64_t lo = c->ptr, hi = c->ptr + c->size;
     struct mapping *m, *tmp;
-    emit_map(2, c->ptr, c->size, 0);
+    cmt_rec_vmm_map(2, c->ptr, c->size, 0);
     HASH_ITER(hh, mappings, m, tmp) {
         if (m->va < lo || m->va >= hi) continue;
         HASH_DEL(mappings, m);
@@ -223,19 +202,12 @@ void cmt_vmm_unmap_post(struct cmt_call *c, CUresult r) {
     pthread_mutex_lock(&lock);
     for (int i = 0; i < undo.nfreed; i++) restore_handle(c->api, &undo.freed[i], r);
     for (int i = 0; i < undo.nmaps; i++) {
-        struct mapping *m = malloc(sizeof *m);
-        if (!m) break;
-        *m = undo.maps[i];
-        vmm_oom = 0;
-        HASH_ADD(hh, mappings, va, sizeof m->va, m);
-        if (vmm_oom) {
-            free(m);
-            continue;
-        }
+        struct mapping *m = add_mapping(&undo.maps[i]);
+        if (!m) continue;
         struct handle *h;
         HASH_FIND(hh, handles, &m->handle, sizeof m->handle, h);
         if (h) h->maps++;
-        emit_map(1, m->va, m->size, m->handle);
+        cmt_rec_vmm_map(1, m->va, m->size, m->handle);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -23,10 +23,4 @@ void cmt_vmm_unmap_post(struct cmt_call *c, CUresult r);
 void cmt_vmm_retained(struct cmt_call *c, uint64_t handle);
 void cmt_vmm_fork_child(void);
 
-/* Emits ALLOC/FREE-shaped records (shared with cmt_events.c). */
-void cmt_emit_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device,
-                    uint64_t ptr, uint64_t size, uint64_t granted, uint32_t stack, uint16_t ctx,
-                    uint64_t seq, int64_t result);
-void cmt_emit_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq);
-
 #endif

@@ -5,7 +5,9 @@
  * never get in the way), calls the pre-hook, the real function from its slot, and the post-hook.
  * Nested calls and disabled tracking go straight through with the same arguments and result.
  */
+#include "cmt_events.h"
 #include "cmt_internal.h"
+#include "cmt_resolve.h"
 
 #define CMT_WRAPPER(sym, base, ver, pt, fam, knd, params, args, fill)                             \
     CMT_EXPORT CUresult cmt_w_##sym params __asm__(#sym);                                          \

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmt_internal.h"
+#include "cmt_records.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -38,35 +39,35 @@ static struct {
     pthread_mutex_t fd_lock; /* the descriptor: fallocate, mmap, reopen */
     pthread_key_t thread_key;
     bool key_made;
-} W = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} dump = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 static __thread bool creating; /* this thread is writing the new dump's first records */
 
 
 static atomic_int warned_stop, warned_create, warned_escape;
 
-uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&W.seq, 1, memory_order_relaxed) + 1; }
+uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&dump.seq, 1, memory_order_relaxed) + 1; }
 
-const char *cmt_writer_path(void) { return atomic_load(&W.state) == W_OPEN ? W.path : NULL; }
+const char *cmt_writer_path(void) { return atomic_load(&dump.state) == W_OPEN ? dump.path : NULL; }
 
 bool cmt_writer_mine(void) {
-    return atomic_load(&W.state) == W_OPEN && W.hdr && W.hdr->pid == (uint32_t)getpid();
+    return atomic_load(&dump.state) == W_OPEN && dump.hdr && dump.hdr->pid == (uint32_t)getpid();
 }
 
 void cmt_counter_add(enum cmt_counter c, uint64_t n) {
-    uint64_t *ctr = W.hdr ? &W.hdr->counters[c] : &W.early_counters[c];
+    uint64_t *ctr = dump.hdr ? &dump.hdr->counters[c] : &dump.early_counters[c];
     __atomic_fetch_add(ctr, n, __ATOMIC_RELAXED);
 }
 
 void cmt_writer_set_stacks_available(bool yes) {
-    if (W.hdr) W.hdr->stacks_available = yes;
+    if (dump.hdr) dump.hdr->stacks_available = yes;
 }
 
 static void stop_writing(const char *why, int err) {
-    if (atomic_exchange(&W.stopped, 1)) return;
+    if (atomic_exchange(&dump.stopped, 1)) return;
     cmt_counter_add(CMT_CTR_WRITE_STOPPED, 1);
     cmt_warn_once(&warned_stop, "warning: tracking stopped, the dump %s cannot grow (%s%s%s); "
                   "the application goes on; events from now on are counted as dropped",
-                  W.path, why, err ? ": " : "", err ? strerror(err) : "");
+                  dump.path, why, err ? ": " : "", err ? strerror(err) : "");
 }
 
 /* ---- file creation ---- */
@@ -188,19 +189,25 @@ static void write_manifest(void) {
         return;
     }
     char line[PATH_MAX + 2];
-    int n = snprintf(line, sizeof line, "%s\n", W.path);
+    int n = snprintf(line, sizeof line, "%s\n", dump.path);
     ssize_t w = write(fd, line, (size_t)n);
     (void)w;
     close(fd);
 }
 
-static void write_api_names(void) {
-    uint8_t buf[256];
+static void write_prologue(void) {
+    static const char *const syms[CMT_API_COUNT] = {
+#define CMT_API_SYM(sym, base, ver, pt, fam, kind, params, args, fill) [CMT_API_##sym] = #sym,
+        CMT_HOOKS(CMT_API_SYM)
+#undef CMT_API_SYM
+    };
+    uint8_t buf[CMT_ENC_MAX];
     for (int i = 0; i < CMT_API_COUNT; i++) {
-        uint8_t *p = cmt_put_varint(buf, (uint64_t)i);
-        p = cmt_put_str(p, cmt_apis[i].sym, 200);
+        uint8_t *p = cmt_enc_api_name(buf, (unsigned)i, syms[i]);
         cmt_emit_ext(CMT_REC_API_NAME, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
     }
+    uint8_t *p = cmt_enc_info(buf, "clock", cmt_clock_name());
+    cmt_emit_ext(CMT_REC_INFO, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
 }
 
 /* Creates the missing directories above path (mode 0700), as `cumemtrack run` does up front for
@@ -228,13 +235,13 @@ static bool create_file(void) {
     bool made_parents = false;
     for (int i = 0; i < 10000 && fd < 0; i++) {
         if (i == 0)
-            snprintf(W.path, sizeof W.path, "%s", base);
+            snprintf(dump.path, sizeof dump.path, "%s", base);
         else
-            snprintf(W.path, sizeof W.path, "%s.%d", base, i);
-        fd = open(W.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            snprintf(dump.path, sizeof dump.path, "%s.%d", base, i);
+        fd = open(dump.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno == ENOENT && !made_parents) {
             made_parents = true;
-            make_parents(W.path);
+            make_parents(dump.path);
             i--; /* the same name again */
             continue;
         }
@@ -243,7 +250,7 @@ static bool create_file(void) {
     if (fd < 0) {
         cmt_warn_once(&warned_create, "warning: cannot create the dump %s: %s; the application goes "
                       "on untracked (set CUMEMTRACK_OUTPUT to a writable place)",
-                      W.path, strerror(errno));
+                      dump.path, strerror(errno));
         return false;
     }
     /* Keep our descriptor away from the low numbers applications juggle. */
@@ -266,51 +273,51 @@ static bool create_file(void) {
     }
     if (err || fstat(fd, &st) != 0) {
         cmt_warn_once(&warned_create, "warning: cannot write the dump %s: %s; the application goes "
-                      "on untracked", W.path, strerror(err ? err : errno));
+                      "on untracked", dump.path, strerror(err ? err : errno));
         if (h != MAP_FAILED) munmap(h, CMT_HEADER_SIZE);
         close(fd);
-        unlink(W.path);
+        unlink(dump.path);
         return false;
     }
-    W.fd = fd;
-    W.dev = st.st_dev;
-    W.ino = st.st_ino;
-    W.hdr = h;
-    fill_header(W.hdr);
-    for (int i = 0; i < CMT_MAX_COUNTERS; i++) W.hdr->counters[i] = W.early_counters[i];
+    dump.fd = fd;
+    dump.dev = st.st_dev;
+    dump.ino = st.st_ino;
+    dump.hdr = h;
+    fill_header(dump.hdr);
+    for (int i = 0; i < CMT_MAX_COUNTERS; i++) dump.hdr->counters[i] = dump.early_counters[i];
     return true;
 }
 
 static void thread_exit(void *arg);
 bool cmt_writer_ensure(void) {
-    int s = atomic_load_explicit(&W.state, memory_order_acquire);
+    int s = atomic_load_explicit(&dump.state, memory_order_acquire);
     if (CMT_LIKELY(s == W_OPEN)) return true;
     if (s == W_FAILED) return false;
     if (creating) return true;
-    pthread_mutex_lock(&W.lock);
-    if (atomic_load(&W.state) == W_NONE) {
-        if (!W.key_made) W.key_made = pthread_key_create(&W.thread_key, thread_exit) == 0;
+    pthread_mutex_lock(&dump.lock);
+    if (atomic_load(&dump.state) == W_NONE) {
+        if (!dump.key_made) dump.key_made = pthread_key_create(&dump.thread_key, thread_exit) == 0;
         bool ok = create_file();
         if (ok) {
-            /* the API names come first: other threads wait on W.lock until they are written */
+            /* the API names come first: other threads wait on dump.lock until they are written */
             creating = true;
-            write_api_names();
+            write_prologue();
             creating = false;
             write_manifest();
         }
-        atomic_store_explicit(&W.state, ok ? W_OPEN : W_FAILED, memory_order_release);
+        atomic_store_explicit(&dump.state, ok ? W_OPEN : W_FAILED, memory_order_release);
     }
-    pthread_mutex_unlock(&W.lock);
-    return atomic_load(&W.state) == W_OPEN;
+    pthread_mutex_unlock(&dump.lock);
+    return atomic_load(&dump.state) == W_OPEN;
 }
 
 /* The application may have closed or reused our descriptor: check it is still our file. */
 static bool fd_is_ours(void) {
     struct stat st;
-    if (fstat(W.fd, &st) == 0 && st.st_dev == W.dev && st.st_ino == W.ino) return true;
-    int fd = open(W.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fstat(dump.fd, &st) == 0 && st.st_dev == dump.dev && st.st_ino == dump.ino) return true;
+    int fd = open(dump.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return false;
-    if (fstat(fd, &st) != 0 || st.st_dev != W.dev || st.st_ino != W.ino) {
+    if (fstat(fd, &st) != 0 || st.st_dev != dump.dev || st.st_ino != dump.ino) {
         close(fd);
         return false;
     }
@@ -319,7 +326,7 @@ static bool fd_is_ours(void) {
         close(fd);
         fd = high;
     }
-    W.fd = fd; /* the old number belongs to the application now: never close it */
+    dump.fd = fd; /* the old number belongs to the application now: never close it */
     return true;
 }
 
@@ -341,16 +348,16 @@ static struct {
 static int nfree_slots;
 
 static void note_blocks_used(uint64_t used) {
-    uint64_t cur = __atomic_load_n(&W.hdr->blocks_used, __ATOMIC_RELAXED);
+    uint64_t cur = __atomic_load_n(&dump.hdr->blocks_used, __ATOMIC_RELAXED);
     while (cur < used &&
-           !__atomic_compare_exchange_n(&W.hdr->blocks_used, &cur, used, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+           !__atomic_compare_exchange_n(&dump.hdr->blocks_used, &cur, used, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     }
 }
 
 /* A new block position, or false when the file may not grow (RLIMIT_FSIZE: never SIGXFSZ). */
 static bool claim_block(uint64_t *idx, off_t *off) {
-    if (atomic_load_explicit(&W.stopped, memory_order_relaxed)) return false;
-    *idx = atomic_fetch_add(&W.next_block, 1);
+    if (atomic_load_explicit(&dump.stopped, memory_order_relaxed)) return false;
+    *idx = atomic_fetch_add(&dump.next_block, 1);
     *off = (off_t)CMT_HEADER_SIZE + (off_t)*idx * CMT_BLOCK_SIZE;
     struct rlimit rl;
     if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
@@ -363,26 +370,26 @@ static bool claim_block(uint64_t *idx, off_t *off) {
 }
 
 static bool acquire_slot(struct cmt_tls *t) {
-    pthread_mutex_lock(&W.fd_lock);
+    pthread_mutex_lock(&dump.fd_lock);
     if (nfree_slots > 0) {
         nfree_slots--;
         t->block = free_slots[nfree_slots].map;
-        pthread_mutex_unlock(&W.fd_lock);
+        pthread_mutex_unlock(&dump.fd_lock);
         return true;
     }
-    pthread_mutex_unlock(&W.fd_lock);
+    pthread_mutex_unlock(&dump.fd_lock);
     uint64_t idx;
     off_t off;
     if (!claim_block(&idx, &off)) return false;
-    pthread_mutex_lock(&W.fd_lock);
+    pthread_mutex_lock(&dump.fd_lock);
     bool ours = fd_is_ours();
-    int err = ours ? posix_fallocate(W.fd, off, CMT_BLOCK_SIZE) : EBADF;
+    int err = ours ? posix_fallocate(dump.fd, off, CMT_BLOCK_SIZE) : EBADF;
     void *b = MAP_FAILED;
     if (!err) {
-        b = mmap(NULL, CMT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, W.fd, off);
+        b = mmap(NULL, CMT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, dump.fd, off);
         if (b == MAP_FAILED) err = errno;
     }
-    pthread_mutex_unlock(&W.fd_lock);
+    pthread_mutex_unlock(&dump.fd_lock);
     if (err) {
         stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
         return false;
@@ -416,13 +423,13 @@ static bool flush_slot(struct cmt_tls *t) {
         struct cmt_block_header h = *bh;
         h.magic = CMT_BLOCK_MAGIC;
         size_t body = CMT_BLOCK_SIZE - sizeof h;
-        pthread_mutex_lock(&W.fd_lock);
+        pthread_mutex_lock(&dump.fd_lock);
         bool ours = fd_is_ours();
-        ssize_t n = ours ? pwrite(W.fd, t->block + sizeof h, body, off + (off_t)sizeof h) : -1;
+        ssize_t n = ours ? pwrite(dump.fd, t->block + sizeof h, body, off + (off_t)sizeof h) : -1;
         int err = n < 0 ? errno : ENOSPC;
-        if (n == (ssize_t)body) n = pwrite(W.fd, &h, sizeof h, off); /* the header last */
+        if (n == (ssize_t)body) n = pwrite(dump.fd, &h, sizeof h, off); /* the header last */
         bool ok = n == (ssize_t)sizeof h;
-        pthread_mutex_unlock(&W.fd_lock);
+        pthread_mutex_unlock(&dump.fd_lock);
         if (!ok) {
             stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
             return false;
@@ -438,12 +445,12 @@ static bool flush_slot(struct cmt_tls *t) {
 static void release_slot(struct cmt_tls *t) {
     if (!t->block) return;
     bool flushed = flush_slot(t);
-    pthread_mutex_lock(&W.fd_lock);
+    pthread_mutex_lock(&dump.fd_lock);
     if (flushed && nfree_slots < MAX_FREE_SLOTS) {
         free_slots[nfree_slots++].map = t->block;
         t->block = NULL;
     }
-    pthread_mutex_unlock(&W.fd_lock);
+    pthread_mutex_unlock(&dump.fd_lock);
     if (t->block && flushed) munmap(t->block, CMT_BLOCK_SIZE);
     t->block = NULL; /* unflushed: left mapped, its records stay in the file */
 }
@@ -451,18 +458,18 @@ static void release_slot(struct cmt_tls *t) {
 static void thread_exit(void *arg) {
     (void)arg;
     struct cmt_tls *t = &cmt_tls;
-    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&W.state) != W_OPEN) return;
-    t->depth++;
+    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&dump.state) != W_OPEN) return;
+    t->nesting++; /* unconditionally: the thread is ending, whatever it was doing */
     release_slot(t);
-    t->depth--;
+    t->nesting--;
 }
 
 static bool new_block(uint64_t seq, int64_t now) {
     struct cmt_tls *t = &cmt_tls;
     if (t->writer == 0) {
-        t->writer = atomic_fetch_add(&W.next_writer, 1) + 1;
+        t->writer = atomic_fetch_add(&dump.next_writer, 1) + 1;
         t->block_index = 0;
-        if (W.key_made) pthread_setspecific(W.thread_key, (void *)1);
+        if (dump.key_made) pthread_setspecific(dump.thread_key, (void *)1);
     }
     if (t->block ? !flush_slot(t) : !acquire_slot(t)) return false;
     start_content(t, seq, now);
@@ -515,19 +522,19 @@ void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, s
 }
 
 void cmt_writer_fork_child(void) {
-    if (W.hdr) munmap(W.hdr, CMT_HEADER_SIZE);
-    W.hdr = NULL;
-    if (W.fd >= 0) close(W.fd);
-    W.fd = -1;
-    pthread_mutex_init(&W.lock, NULL);
-    pthread_mutex_init(&W.fd_lock, NULL);
+    if (dump.hdr) munmap(dump.hdr, CMT_HEADER_SIZE);
+    dump.hdr = NULL;
+    if (dump.fd >= 0) close(dump.fd);
+    dump.fd = -1;
+    pthread_mutex_init(&dump.lock, NULL);
+    pthread_mutex_init(&dump.fd_lock, NULL);
     creating = false;
-    atomic_store(&W.state, W_NONE);
-    atomic_store(&W.stopped, 0);
-    atomic_store(&W.next_block, 0);
-    atomic_store(&W.next_writer, 0);
-    atomic_store(&W.seq, 0);
-    memset(W.early_counters, 0, sizeof W.early_counters);
+    atomic_store(&dump.state, W_NONE);
+    atomic_store(&dump.stopped, 0);
+    atomic_store(&dump.next_block, 0);
+    atomic_store(&dump.next_writer, 0);
+    atomic_store(&dump.seq, 0);
+    memset(dump.early_counters, 0, sizeof dump.early_counters);
     atomic_store(&warned_stop, 0);
     atomic_store(&warned_create, 0);
     /* the parent's staging blocks map the parent's file: never write them again */

@@ -16,8 +16,13 @@
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-/* ---- stubs of what cmt_python.c uses from the rest of the tracer ---- */
+/* ---- stubs of what cmt_python.c (and cmt_records.c, linked with it) use from the rest of the
+ * tracer ---- */
 _Atomic uint32_t cmt_generation;
+struct cmt_config cmt_cfg = {.depth = 64, .python = true};
+uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
+    return cmt_put_varint(p, ptr);
+}
 static uint64_t counters[CMT_CTR_COUNT], seq;
 static uint8_t rec[1 << 16], info[1024];
 static size_t info_len;
@@ -28,7 +33,9 @@ void cmt_counter_add(enum cmt_counter c, uint64_t n) {
 uint64_t cmt_next_seq(void) {
     return ++seq;
 }
-int64_t cmt_now(void) {
+__thread struct cmt_tls cmt_tls; /* clk_tsc 0: cmt_now() asks cmt_now_slow() */
+uint64_t cmt_tsc_mult, cmt_tsc_span;
+int64_t cmt_now_slow(void) {
     return 0;
 }
 uint8_t *cmt_rec_begin(size_t max, uint64_t s, int64_t now) {

@@ -1,27 +1,22 @@
 /*
- * cmt_signals.c — see cmt_signals.h.
+ * cmt_alerts.c — see cmt_alerts.h.
  *
  * CUMEMTRACK_ALERT=SPEC[,SPEC...], SPEC = DEV:SIZE or DEV:PCT%, DEV = an ordinal or "all"
  * (e.g. all:90%, 0:40GiB). The first crossing per device prints one line to stderr
  * ("cumemtrack: alert: ...") and writes an ALERT record; falling back under re-arms it.
- * CUMEMTRACK_MARK_SIGNAL=USR2 (or SIGUSR2, or a number) records a "signal" marker when the
- * process receives that signal; without it the tracker installs no signal handler.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
+#include "cmt_alerts.h"
 #include "cmt_internal.h"
 #include "cmt_python.h"
-#include "cmt_signals.h"
+#include "cmt_records.h"
 #include "cmt_stacks.h"
-#include "cmt_wire.h"
-#include "cmt_writer.h"
 
 #define MAX_DEV 256
 bool cmt_alerts_on;
@@ -34,7 +29,6 @@ static _Atomic int fired[MAX_DEV];
 static int64_t threshold[MAX_DEV]; /* resolved, 0: none yet */
 static uint64_t total[MAX_DEV];
 static uint8_t uuid[MAX_DEV][16];
-static _Atomic int pending_marks;
 
 static int64_t parse_size(const char *s, char **end) {
     errno = 0;
@@ -99,7 +93,7 @@ static void parse_alerts(const char *env) {
     }
 }
 
-void cmt_signals_device(int d, uint64_t tot, const uint8_t id[16]) {
+void cmt_alerts_device(int d, uint64_t tot, const uint8_t id[16]) {
     if (d < 0 || d >= MAX_DEV) return;
     total[d] = tot;
     memcpy(uuid[d], id, 16);
@@ -131,8 +125,7 @@ static const void *app_caller(const void *fallback) {
         if (cmt_is_own_address(frames[i]) || !dladdr(frames[i], &info) || !info.dli_fname) continue;
         const char *base = strrchr(info.dli_fname, '/');
         base = base ? base + 1 : info.dli_fname;
-        if (!strncmp(base, "libcuda", 7) || !strncmp(base, "libcublas", 9) || !strncmp(base, "libnccl", 7))
-            continue;
+        if (!strncmp(base, "libcuda", 7) || !strncmp(base, "libcublas", 9) || !strncmp(base, "libnccl", 7)) continue;
         return frames[i];
     }
     return fallback;
@@ -167,16 +160,12 @@ static void alert(int d, int64_t now_live, int64_t thr, const void *caller) {
     int n = snprintf(line, sizeof line,
                      "cumemtrack: alert: device %d (GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
                      "%02x%02x%02x%02x%02x%02x) live %s >= threshold %s, pid %d, at %s\n",
-                     d, u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
-                     u[12], u[13], u[14], u[15], l, t, (int)getpid(), where);
+                     d, u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+                     u[15], l, t, (int)getpid(), where);
     if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
     ssize_t w = write(2, line, (size_t)n);
     (void)w;
-    uint8_t buf[4 * CMT_VARINT_MAX], *p = cmt_put_zvarint(buf, d);
-    p = cmt_put_varint(p, (uint64_t)now_live);
-    p = cmt_put_varint(p, (uint64_t)thr);
-    p = cmt_put_varint(p, (uint64_t)(uintptr_t)caller);
-    cmt_emit_ext(CMT_REC_ALERT, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    cmt_rec_alert(d, (uint64_t)now_live, (uint64_t)thr, caller);
 }
 
 void cmt_live_add(int d, int64_t delta, const void *caller) {
@@ -191,67 +180,7 @@ void cmt_live_add(int d, int64_t delta, const void *caller) {
     }
 }
 
-void cmt_marker(const char *label, unsigned flags, const char *domain) {
-    if (!cmt_writer_ensure()) return;
-    uint8_t buf[2048 + 3 * CMT_VARINT_MAX], *p = cmt_put_str(buf, label ? label : "", 1024);
-    p = cmt_put_varint(p, flags);
-    p = cmt_put_str(p, domain ? domain : "", 512);
-    cmt_emit_ext(CMT_REC_MARKER, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
-}
-
-void cmt_signals_pending(void) {
-    while (atomic_load_explicit(&pending_marks, memory_order_relaxed) > 0) {
-        atomic_fetch_sub(&pending_marks, 1);
-        cmt_marker("signal", CMT_MARK_SIGNAL, "");
-    }
-}
-
-static void on_mark_signal(int sig) {
-    (void)sig;
-    int saved = errno;
-    /* Writing is safe only when this thread is not inside the tracker (its block and locks);
-     * otherwise the marker is written by the next tracked call. */
-    if (cmt_tls.depth == 0 && cmt_writer_path()) {
-        cmt_tls.depth++;
-        cmt_marker("signal", CMT_MARK_SIGNAL, "");
-        cmt_tls.depth--;
-    } else {
-        atomic_fetch_add(&pending_marks, 1);
-    }
-    errno = saved;
-}
-
-static int signal_number(const char *s) {
-    if (!strncasecmp(s, "SIG", 3)) s += 3;
-    static const struct {
-        const char *name;
-        int sig;
-    } names[] = {{"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"HUP", SIGHUP}, {"URG", SIGURG},
-                 {"WINCH", SIGWINCH}, {"PWR", SIGPWR}};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcasecmp(s, names[i].name)) return names[i].sig;
-    char *e;
-    long n = strtol(s, &e, 10);
-    if (*s && !*e && ((n >= SIGRTMIN && n <= SIGRTMAX) || n == SIGUSR1 || n == SIGUSR2)) return (int)n;
-    return -1;
-}
-
-void cmt_signals_init(void) {
+void cmt_alerts_init(void) {
     const char *v = getenv("CUMEMTRACK_ALERT");
     if (v && *v) parse_alerts(v);
-    v = getenv("CUMEMTRACK_MARK_SIGNAL");
-    if (v && *v) {
-        int sig = signal_number(v);
-        if (sig < 0) {
-            cmt_warn("warning: CUMEMTRACK_MARK_SIGNAL=\"%s\" is not USR1, USR2, HUP, URG, WINCH, PWR "
-                     "or a real-time signal number; no marker signal", v);
-            return;
-        }
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_mark_signal;
-        sa.sa_flags = SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        sigaction(sig, &sa, NULL);
-    }
 }

@@ -1,0 +1,18 @@
+/*
+ * cmt_alerts.h — threshold alerts (CUMEMTRACK_ALERT): live device bytes are counted only when
+ * alerts are configured, so they cost nothing otherwise.
+ */
+#ifndef CMT_ALERTS_H
+#define CMT_ALERTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void cmt_alerts_init(void);
+/* Live device bytes changed by delta (alerts only); caller: a return address for the message. */
+void cmt_live_add(int device, int64_t delta, const void *caller);
+/* Remembers a device's identity for alert messages and percentage thresholds. */
+void cmt_alerts_device(int ordinal, uint64_t total, const uint8_t uuid[16]);
+extern bool cmt_alerts_on;
+
+#endif
