@@ -3,11 +3,12 @@
  * bytes over time, one row per change (and per OOM and marker), streamed from the replay's observer
  * (timeline.h) while the dumps are read, written by render_timeline.c.
  *   text       a compact table (seconds since the process start, human sizes)
- *   --csv      time,wallclock,host,pid,device,uuid,live,event (time: seconds since the process
- *              start; wallclock: ISO-8601 UTC from the header's start_realtime_ns; live in bytes)
+ *   --csv      time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label (numbers
+ *              only in the numeric columns; README.md's table says what each holds)
  *   --perfetto Chrome trace event JSON (Perfetto UI, chrome://tracing): a counter track ("ph":"C")
- *              per GPU of each process, instant events ("ph":"i") for OOMs and markers, process
- *              and thread names ("ph":"M"); ts in microseconds since the earliest process start.
+ *              per GPU of each process, NVTX ranges as slices ("ph":"B"/"E"), instant events
+ *              ("ph":"i") for OOMs and marks, process and thread names ("ph":"M"); ts in
+ *              microseconds since the earliest process start.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -22,10 +23,10 @@ static const char timeline_help[] =
     "usage: cumemtrack timeline [--csv | --perfetto] [-o FILE] DUMP|DIR...\n"
     "Live device memory over time: one row per change of a device's live bytes, per OOM and per\n"
     "marker (cmt_mark), for every process (a DIR means every *.cmt* file in it).\n"
-    "  --csv        CSV: time,wallclock,host,pid,device,uuid,live,event (time: seconds since the\n"
-    "               process start; wallclock: ISO-8601 UTC; live: bytes)\n"
+    "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n"
+    "               (numeric columns hold numbers only; see the man page cumemtrack(1))\n"
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
-    "               track per GPU and process, instant events for OOMs and markers\n"
+    "               track per GPU and process, NVTX ranges as slices, OOMs and marks as instants\n"
     "  -o FILE      write to FILE instead of stdout\n"
     "Without --csv or --perfetto: a compact text table.\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";

@@ -294,6 +294,9 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         cmt_json_u64(j, "proc", mk->proc);
         cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
         cmt_json_str(j, "label", mk->label ? mk->label : "");
+        cmt_json_str(j, "kind", cmt_marker_kind_name(mk->mark_kind));
+        if (mk->mark_kind == CMT_MARK_RANGE_PUSH && mk->t_end >= 0)
+            cmt_json_i64(j, "t_end", rel(a, mk->proc, mk->t_end, base)); /* its pop */
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);

@@ -39,8 +39,8 @@ static void csv_field(FILE *f, const char *s, size_t n) {
 
 static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
     char b[32];
-    if (!strcmp(row->event, "marker"))
-        snprintf(buf, cap, "marker:%.*s", (int)(row->label_len > 1000 ? 1000 : row->label_len),
+    if (row->event[0] == 'm' || row->event[0] == 'r') /* marker, range_begin, range_end */
+        snprintf(buf, cap, "%s:%.*s", row->event, (int)(row->label_len > 1000 ? 1000 : row->label_len),
                  row->label ? row->label : "");
     else if (!strcmp(row->event, "oom"))
         snprintf(buf, cap, "oom:%s:%s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
@@ -96,18 +96,26 @@ static void perfetto_meta(struct cmt_tl_writer *o, size_t proc) {
 void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
     struct cmt_tl_writer *o = arg;
     const struct cmt_process *p = &o->a->procs[row->proc];
-    char ev[1100], iso[48], b[32];
+    char ev[1100], b[32];
     o->rows++;
     event_text(ev, sizeof ev, row);
     if (o->fmt == CMT_TL_CSV) {
-        fprintf(o->f, "%.9f,%s,", cmt_tl_seconds(row->t), cmt_tl_iso(p, row->t, iso, sizeof iso));
+        /* numeric columns hold numbers only; text columns (host, uuid, event, api, label) text only */
+        fprintf(o->f, "%lld,%lld,", (long long)row->t, (long long)(p->hdr.start_realtime_ns + row->t));
         csv_field(o->f, p->hdr.host, strlen(p->hdr.host));
         fprintf(o->f, ",%u,", p->hdr.pid);
+        if (p->hdr.rank >= 0) fprintf(o->f, "%d", p->hdr.rank);
+        fputc(',', o->f);
         if (row->device >= 0) fprintf(o->f, "%lld", (long long)row->device);
         fprintf(o->f, ",%s,", row->uuid ? row->uuid : "");
         if (row->device >= 0) fprintf(o->f, "%llu", (unsigned long long)row->live);
+        fprintf(o->f, ",%s,", row->event);
+        if (row->api) csv_field(o->f, row->api, strlen(row->api));
         fputc(',', o->f);
-        csv_field(o->f, ev, strlen(ev));
+        if (row->size) fprintf(o->f, "%llu", (unsigned long long)row->size);
+        fputc(',', o->f);
+        if (row->event[0] == 'm' || row->event[0] == 'r')
+            csv_field(o->f, row->label ? row->label : "", row->label ? row->label_len : 0);
         fputc('\n', o->f);
     } else if (o->fmt == CMT_TL_TEXT) {
         char dev[24];
@@ -132,11 +140,15 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         } else if (!strcmp(row->event, "marker")) {
             cat = "marker";
             ph = "i";
+        } else if (!strcmp(row->event, "range_begin") || !strcmp(row->event, "range_end")) {
+            if (row->unmatched) return; /* an E without its B would close another slice */
+            cat = "range";
+            ph = row->event[6] == 'b' ? "B" : "E";
         } else
             snprintf(nm, sizeof nm, "GPU %lld %s", (long long)row->device, row->uuid ? row->uuid : "");
         cmt_json_object(j, NULL);
-        if (!strcmp(cat, "marker"))
-            cmt_json_strn(j, "name", row->label ? row->label : "", row->label_len);
+        if (!strcmp(cat, "marker") || !strcmp(cat, "range"))
+            cmt_json_strn(j, "name", row->label ? row->label : "", row->label ? row->label_len : 0);
         else
             cmt_json_str(j, "name", nm);
         cmt_json_str(j, "cat", cat);
@@ -173,7 +185,7 @@ struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a
     o->a = a;
     o->base_real = base_real;
     if (fmt == CMT_TL_CSV)
-        fprintf(f, "time,wallclock,host,pid,device,uuid,live,event\n");
+        fprintf(f, "time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n");
     else if (fmt == CMT_TL_TEXT)
         fprintf(f, "%12s  %-7s %-3s %-40s %10s  %s\n", "TIME(s)", "PID", "DEV", "UUID", "LIVE", "EVENT");
     else {

@@ -459,6 +459,8 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
     switch (e->type) {
     case CMT_REC_ALLOC:
+        c.size = e->size;
+        /* fall through */
     case CMT_REC_FREE:
     case CMT_REC_RETRACK:
     case CMT_REC_TEARDOWN:
@@ -470,6 +472,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
             c.device = d->ordinal;
             c.dev = d;
             c.live = d->live;
+            c.api = e->type != CMT_REC_TEARDOWN ? cmt_replay_api_name(r, e->api) : NULL;
             notify(r, &c);
         }
         return;
@@ -480,7 +483,9 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.live = e->device >= 0 ? (c.dev ? c.dev->live : 0) : r->host_live;
         c.stack = e->stack;
         c.requested = e->size;
+        c.size = e->size;
         c.label = cmt_replay_api_name(r, e->api);
+        c.api = c.label;
         c.label_len = c.label ? strlen(c.label) : 0;
         notify(r, &c);
         return;
@@ -488,6 +493,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.kind = CMT_CHANGE_MARKER;
         c.label = e->str1;
         c.label_len = e->str1_len;
+        c.mark_kind = e->flags;
         notify(r, &c);
         return;
     default:

@@ -121,6 +121,9 @@ struct cmt_live_change {
     uint64_t requested;             /* OOM */
     const char *label;              /* OOM: the API name (may be NULL); MARKER: the label */
     size_t label_len;
+    const char *api;    /* LIVE, OOM: the API of the record (NULL: none or unknown) */
+    uint64_t size;      /* LIVE after an ALLOC: its size; OOM: the request; else 0 */
+    uint64_t mark_kind; /* MARKER: enum cmt_marker_flags (a RANGE_POP closes the latest open push) */
 };
 
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
