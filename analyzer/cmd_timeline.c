@@ -28,6 +28,7 @@ static const char timeline_help[] =
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
     "               track per GPU and process, NVTX ranges as slices, OOMs and marks as instants\n"
     "  -o FILE      write to FILE instead of stdout\n"
+    "  --quiet      no progress line on a terminal's stderr\n"
     "Without --csv or --perfetto: a compact text table.\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
@@ -35,11 +36,12 @@ int cmt_cmd_timeline(int argc, char **argv) {
     static const struct option opts[] = {
         {"csv", no_argument, 0, 'c'},
         {"perfetto", no_argument, 0, 'p'},
+        {"quiet", no_argument, 0, 'q'},
         {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int fmt = CMT_TL_TEXT, c;
+    int fmt = CMT_TL_TEXT, c, quiet = 0;
     const char *out = NULL;
     char err[1024];
     optind = 1;
@@ -54,6 +56,9 @@ int cmt_cmd_timeline(int argc, char **argv) {
             break;
         case 'o':
             out = optarg;
+            break;
+        case 'q':
+            quiet = 1;
             break;
         case 'h':
             fputs(timeline_help, stdout);
@@ -119,6 +124,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     ro.observer_begin = cmt_tl_begin;
     ro.observer_arg = &tl;
     ro.observe_in_order = 1; /* rows stream out in record order, process after process */
+    cmt_cli_progress(&ro, quiet);
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     int wrc = cmt_tl_writer_end(w, !rc);
     if (rc)

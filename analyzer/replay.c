@@ -504,6 +504,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     if (!r->events++) r->first_time = e->time_ns;
+    if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
     r->last_time = e->time_ns;
     switch (e->type) {
     case CMT_REC_ALLOC:

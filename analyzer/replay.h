@@ -10,6 +10,7 @@
 #ifndef CMT_REPLAY_H
 #define CMT_REPLAY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -133,6 +134,7 @@ struct cmt_replay {
     cmt_observer observer; /* told about live changes, OOMs and markers (may be NULL) */
     void *observer_arg;
     size_t observer_id; /* passed as change.proc */
+    _Atomic uint64_t *progress; /* may be NULL: events replayed are added to it, 65536 at a time */
 
     uint64_t events;
     int64_t first_time, last_time;
