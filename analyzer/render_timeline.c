@@ -156,7 +156,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         if (*ph == 'i') cmt_json_str(j, "s", "p");
         cmt_json_i64(j, "ts", ts);
         cmt_json_u64(j, "pid", o->tpid[row->proc]);
-        cmt_json_u64(j, "tid", 0);
+        cmt_json_u64(j, "tid", !strcmp(cat, "range") ? row->writer : 0); /* slices nest per thread */
         cmt_json_object(j, "args");
         if (!strcmp(cat, "oom")) {
             cmt_json_i64(j, "device", row->device);

@@ -494,6 +494,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.label = e->str1;
         c.label_len = e->str1_len;
         c.mark_kind = e->flags;
+        c.writer = e->writer;
         notify(r, &c);
         return;
     default:

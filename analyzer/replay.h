@@ -124,7 +124,8 @@ struct cmt_live_change {
     size_t label_len;
     const char *api;    /* LIVE, OOM: the API of the record (NULL: none or unknown) */
     uint64_t size;      /* LIVE after an ALLOC: its size; OOM: the request; else 0 */
-    uint64_t mark_kind; /* MARKER: enum cmt_marker_flags (a RANGE_POP closes the latest open push) */
+    uint64_t mark_kind; /* MARKER: enum cmt_marker_flags (a RANGE_POP closes its thread's latest push) */
+    uint32_t writer;    /* MARKER: the stream (thread) that recorded it: NVTX ranges nest per thread */
 };
 
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);

@@ -16,7 +16,8 @@ struct tl_dev {
 };
 
 struct open_range {
-    char *label; /* malloc'd */
+    uint32_t writer; /* the thread that pushed it */
+    char *label;     /* malloc'd */
     size_t mark; /* index into the process' marks, (size_t)-1: none kept */
 };
 
@@ -197,7 +198,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
     struct cmt_tl_row row = {pi,   t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len,
-                             c->size, c->api, 0};
+                             c->size, c->api, 0, c->writer};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
@@ -229,10 +230,15 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
             row.event = "range_end";
             row.label = NULL;
             row.label_len = 0;
-            struct open_range o = {NULL, (size_t)-1};
-            if (p->nopen)
-                o = p->open[--p->nopen];
-            else
+            struct open_range o = {0, NULL, (size_t)-1};
+            size_t k = p->nopen;
+            while (k && p->open[k - 1].writer != c->writer) /* ranges nest per thread */
+                k--;
+            if (k) {
+                o = p->open[k - 1];
+                memmove(p->open + k - 1, p->open + k, (p->nopen - k) * sizeof *p->open);
+                p->nopen--;
+            } else
                 row.unmatched = 1;
             if (o.label) {
                 row.label = o.label;
@@ -264,7 +270,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
                 p->out_of_memory = 1;
                 return;
             }
-            p->open[p->nopen++] = (struct open_range){l, mi};
+            p->open[p->nopen++] = (struct open_range){c->writer, l, mi};
         }
         return;
     }

@@ -69,7 +69,8 @@ struct cmt_tl_row {
     size_t label_len;
     uint64_t size;   /* alloc: its size; OOM: the request; else 0 */
     const char *api; /* alloc, free, retrack, oom: the API name (NULL: unknown) */
-    int unmatched;   /* range_end: no push was open (a pop without its push) */
+    int unmatched;   /* range_end: no push of its thread was open (a pop without its push) */
+    uint32_t writer; /* marker, range_begin, range_end: the thread (dump stream, from 1) */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);

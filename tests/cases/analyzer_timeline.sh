@@ -19,7 +19,13 @@ alloc dev=0 ptr=0x200000 size=2M stack=1 api=cuMemAlloc_v2 t=3000000
 marker label="epoch, \"one\"" t=3500000
 marker label=step flags=1 domain=train t=3600000
 marker label=fwd flags=1 domain=train t=3700000
+writer 2
+marker label=load flags=1 domain=train t=3750000
+writer 1
 marker label= flags=2 domain=train t=3800000
+writer 2
+marker label= flags=2 domain=train t=3850000
+writer 1
 marker label= flags=2 domain=train t=3900000
 free dev=0 ptr=0x1000 t=4000000
 oom dev=0 size=4G stack=1 api=cuMemAlloc_v2 t=5000000
@@ -42,7 +48,9 @@ time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label
 2500000,1700000000002500000,n1,100,0,,,,marker,,,"epoch, ""one"""
 2600000,1700000000002600000,n1,100,0,,,,range_begin,,,step
 2700000,1700000000002700000,n1,100,0,,,,range_begin,,,fwd
+2750000,1700000000002750000,n1,100,0,,,,range_begin,,,load
 2800000,1700000000002800000,n1,100,0,,,,range_end,,,fwd
+2850000,1700000000002850000,n1,100,0,,,,range_end,,,load
 2900000,1700000000002900000,n1,100,0,,,,range_end,,,step
 3000000,1700000000003000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,free,,,
 4000000,1700000000004000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,oom,cuMemAlloc_v2,4294967296,
@@ -88,7 +96,9 @@ inst = [e for e in ev if e["ph"] == "i"]
 assert {e["cat"] for e in inst} == {"oom", "marker"}, inst
 assert [e["name"] for e in inst if e["cat"] == "marker"] == ['epoch, "one"'], inst   # ranges are no instants
 sl = [(e["ph"], e["name"], e["ts"], e["tid"]) for e in ev if e["ph"] in ("B", "E")]
-assert sl == [("B", "step", 2600, 0), ("B", "fwd", 2700, 0), ("E", "fwd", 2800, 0), ("E", "step", 2900, 0)], sl
+# NVTX ranges nest per thread (dump stream): thread 2's pop closes its own push, not thread 1's
+assert sl == [("B", "step", 2600, 1), ("B", "fwd", 2700, 1), ("B", "load", 2750, 2), ("E", "fwd", 2800, 1),
+              ("E", "load", 2850, 2), ("E", "step", 2900, 1)], sl
 assert any(e["name"] == 'epoch, "one"' for e in inst), inst
 oom = [e for e in inst if e["cat"] == "oom"][0]
 assert oom["args"]["requested_bytes"] == 4 << 30 and oom["args"]["live_bytes"] == 2097152, oom
@@ -101,7 +111,8 @@ python3 - <<'P' || fail "HTML markers of NVTX ranges"
 import json, re
 d = json.loads(re.search(r'id="cmt-data">(.*?)</script>', open("r0.html").read(), re.S).group(1))
 m = [(x["label"], x["kind"], x["t"], x.get("t_end")) for x in d["markers"]]
-assert m == [('epoch, "one"', "mark", 2500, None), ("step", "range", 2600, 2900), ("fwd", "range", 2700, 2800)], m
+assert m == [('epoch, "one"', "mark", 2500, None), ("step", "range", 2600, 2900), ("fwd", "range", 2700, 2800),
+             ("load", "range", 2750, 2850)], m
 P
 expect_rc 0 "$CMT_BIN" timeline --help; grep -q "usage: cumemtrack timeline" out.txt || fail "--help"
 expect_rc 2 "$CMT_BIN" timeline
