@@ -25,7 +25,7 @@ card('OOM errors',String(S.ooms),S.ooms>0);card('processes',String(S.processes))
 card('anomalies',String(S.anomalies),S.anomalies>0);
 if(S.start_unix_ms){var st=new Date(S.start_unix_ms);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\.\d+Z$/,' UTC');}
 var tmax=0;D.gpus.forEach(function(g){g.series.forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});
-D.markers.forEach(function(m){tmax=Math.max(tmax,m.t);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;
+D.markers.forEach(function(m){tmax=Math.max(tmax,m.t,m.t_end||0);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;
 var gs=el('section',null,root);el('h2',{text:'Live device memory over time'},gs);
 if(!D.gpus.length)el('p',{'class':'muted',text:'No device memory recorded.'},gs);
 D.gpus.forEach(function(g,gi){chart(gs,g,gi);});
