@@ -18,6 +18,8 @@ struct cmt_tl_writer {
     size_t nnamed;
     uint64_t *tpid; /* per process: the trace pid */
     uint64_t rows;
+    uint64_t *tracks; /* range tracks named: proc << 32 | writer */
+    size_t ntracks, captracks;
     int out_of_memory; /* some metadata could not be written */
 };
 
@@ -49,14 +51,36 @@ static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
 }
 
 /* A metadata event ("ph":"M") of process proc: args {"name": str}, or {"sort_index": index}. */
+static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+                           int64_t index);
 static void meta_event(struct cmt_tl_writer *o, size_t proc, const char *what, const char *str, int64_t index) {
+    meta_event_tid(o, proc, 0, what, str, index);
+}
+
+/* The track of a thread's NVTX ranges (tid: its dump stream) is named once. */
+static void range_track(struct cmt_tl_writer *o, size_t proc, uint32_t writer) {
+    uint64_t key = (uint64_t)proc << 32 | writer;
+    for (size_t i = 0; i < o->ntracks; i++)
+        if (o->tracks[i] == key) return;
+    if (cmt_grow((void **)&o->tracks, &o->captracks, o->ntracks + 1, sizeof *o->tracks) != 0) {
+        o->out_of_memory = 1;
+        return;
+    }
+    o->tracks[o->ntracks++] = key;
+    char name[64];
+    snprintf(name, sizeof name, "NVTX ranges (thread %u)", writer);
+    meta_event_tid(o, proc, writer, "thread_name", name, 0);
+}
+
+static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+                           int64_t index) {
     struct cmt_json *j = &o->j;
     cmt_json_object(j, NULL);
     cmt_json_str(j, "name", what);
     cmt_json_str(j, "ph", "M");
     cmt_json_u64(j, "ts", 0);
     cmt_json_u64(j, "pid", o->tpid[proc]);
-    cmt_json_u64(j, "tid", 0);
+    cmt_json_u64(j, "tid", tid);
     cmt_json_object(j, "args");
     if (str)
         cmt_json_str(j, "name", str);
@@ -142,6 +166,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
             ph = "i";
         } else if (!strcmp(row->event, "range_begin") || !strcmp(row->event, "range_end")) {
             if (row->unmatched) return; /* an E without its B would close another slice */
+            range_track(o, row->proc, row->writer);
             cat = "range";
             ph = row->event[6] == 'b' ? "B" : "E";
         } else
@@ -212,6 +237,7 @@ int cmt_tl_writer_end(struct cmt_tl_writer *o, int loaded) {
 void cmt_tl_writer_free(struct cmt_tl_writer *o) {
     if (!o) return;
     free(o->named);
+    free(o->tracks);
     free(o->tpid);
     free(o);
 }

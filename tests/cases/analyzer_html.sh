@@ -191,7 +191,8 @@ print(f"exit clean t={t + 2000}")
 P
 "$MKDUMP" close.script close.cmt || fail "mkdump close"
 expect_rc 0 "$CMT_BIN" report --html --no-symbols -o close.html close.cmt
-chrome --dump-dom "file://$PWD/close.html" >closedom.html 2>/dev/null
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/close.html" >closedom.html 2>close.log
+grep -Ei 'CONSOLE.*(Uncaught|Error)' close.log && fail "console error (close)"
 grep -q 'data-rendered="ok"' closedom.html || fail "the close-markers report did not render"
 grep -q 'data-error="1"' closedom.html && fail "script error (close markers)"
 read shown hidden < <(marker_labels closedom.html) || fail "close marker labels overlap"
@@ -201,7 +202,8 @@ grep -q '<h3>device 2 · GPU-77777777' closedom.html || fail "device ordinal nex
 # growth per marker: a 4 KiB-per-iteration leak under 48 MiB of weights gets its own series
 "$MKDUMP" "$CMT_ROOT/tests/golden/growth.script" growth.cmt || fail "mkdump growth"
 expect_rc 0 "$CMT_BIN" report --html --no-symbols -o growth.html growth.cmt
-chrome --dump-dom "file://$PWD/growth.html" >growthdom.html 2>/dev/null
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/growth.html" >growthdom.html 2>growth.log
+grep -Ei 'CONSOLE.*(Uncaught|Error)' growth.log && fail "console error (growth)"
 grep -q 'data-rendered="ok"' growthdom.html || fail "the growth report did not render"
 grep -q 'data-error="1"' growthdom.html && fail "script error (growth)"
 python3 - <<'P' || fail "growth table"

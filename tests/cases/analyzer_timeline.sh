@@ -99,6 +99,8 @@ sl = [(e["ph"], e["name"], e["ts"], e["tid"]) for e in ev if e["ph"] in ("B", "E
 # NVTX ranges nest per thread (dump stream): thread 2's pop closes its own push, not thread 1's
 assert sl == [("B", "step", 2600, 1), ("B", "fwd", 2700, 1), ("B", "load", 2750, 2), ("E", "fwd", 2800, 1),
               ("E", "load", 2850, 2), ("E", "step", 2900, 1)], sl
+tn = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["name"] == "thread_name"}
+assert tn[(100, 1)] == "NVTX ranges (thread 1)" and tn[(100, 2)] == "NVTX ranges (thread 2)" and (101, 1) not in tn, tn
 assert any(e["name"] == 'epoch, "one"' for e in inst), inst
 oom = [e for e in inst if e["cat"] == "oom"][0]
 assert oom["args"]["requested_bytes"] == 4 << 30 and oom["args"]["live_bytes"] == 2097152, oom
