@@ -285,8 +285,8 @@ static void *progress_worker(void *arg) {
         next = el + 0.5;
         double ev = (double)atomic_load_explicit(&L->events, memory_order_relaxed);
         char b1[32], b2[32];
-        fprintf(f, "\rcumemtrack: %zu/%zu dumps read, %s events replayed (%s events/s)\033[K",
-                atomic_load(&L->read), L->n, count_text(ev, b1, sizeof b1), count_text(ev / el, b2, sizeof b2));
+        fprintf(f, "\rcumemtrack: %zu/%zu dumps read, %s events replayed (%s events/s)\033[K", atomic_load(&L->read),
+                L->n, count_text(ev, b1, sizeof b1), count_text(ev / el, b2, sizeof b2));
         fflush(f);
         shown = 1;
     }

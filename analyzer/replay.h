@@ -134,7 +134,7 @@ struct cmt_replay {
     size_t top_n;          /* stacks kept per peak / OOM snapshot */
     cmt_observer observer; /* told about live changes, OOMs and markers (may be NULL) */
     void *observer_arg;
-    size_t observer_id; /* passed as change.proc */
+    size_t observer_id;         /* passed as change.proc */
     _Atomic uint64_t *progress; /* may be NULL: events replayed are added to it, 65536 at a time */
 
     uint64_t events;

@@ -18,7 +18,7 @@ struct tl_dev {
 struct open_range {
     uint32_t writer; /* the thread that pushed it */
     char *label;     /* malloc'd */
-    size_t mark; /* index into the process' marks, (size_t)-1: none kept */
+    size_t mark;     /* index into the process' marks, (size_t)-1: none kept */
 };
 
 struct cmt_tl_proc {
@@ -197,8 +197,9 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl_proc *p = &tl->pst[pi];
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
-    struct cmt_tl_row row = {pi,   t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len,
-                             c->size, c->api, 0, c->writer};
+    struct cmt_tl_row row = {pi,      t,      c->device, cmt_device_uuid(c->dev, u),
+                             c->live, NULL,   c->label,  c->label_len,
+                             c->size, c->api, 0,         c->writer};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
@@ -222,7 +223,8 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.size = c->requested;
         if (tl->row) tl->row(tl->row_arg, &row);
         if (tl->nbuckets)
-            add_mark(p, (struct cmt_tl_mark){CMT_TL_OOM, pi, t, c->device, c->requested, c->live, c->stack, NULL, 0, -1},
+            add_mark(p,
+                     (struct cmt_tl_mark){CMT_TL_OOM, pi, t, c->device, c->requested, c->live, c->stack, NULL, 0, -1},
                      c->label, c->label_len);
         return;
     case CMT_CHANGE_MARKER:
