@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *cmt_anomaly_hint(int an) {
@@ -187,7 +188,7 @@ static int build_imbalance(struct cmt_analysis *a) {
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
  * Returns 0, or 3 with *err malloc'd. */
 static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
-                    char **err) {
+                    _Atomic uint64_t *progress, char **err) {
     char ebuf[1024];
     struct cmt_process *p = &a->procs[i];
     struct cmt_dump *d = cmt_dump_open(path, ebuf, sizeof ebuf);
@@ -214,7 +215,11 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     p->replay.observer = opts->observer;
     p->replay.observer_arg = opts->observer_arg;
     p->replay.observer_id = i;
-    if (cmt_replay_dump(&p->replay, d) != 0) {
+    p->replay.progress = progress;
+    int rrc = cmt_replay_dump(&p->replay, d);
+    if (progress) atomic_fetch_add_explicit(progress, p->replay.events & 0xffff, memory_order_relaxed);
+    p->replay.progress = NULL;
+    if (rrc != 0) {
         *err = strdup(cmt_dump_error(d));
         cmt_dump_close(d);
         return 3;
@@ -240,17 +245,68 @@ struct loader {
     size_t n;
     _Atomic size_t next;
     _Atomic int failed;
+    _Atomic size_t read;     /* dumps done */
+    _Atomic uint64_t events; /* replayed so far (for the progress line) */
+    _Atomic int finished;
 };
+
+/* ---------------------------------------------------------------- progress */
+
+static double seconds_since(const struct timespec *t0) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const char *count_text(double v, char *buf, size_t cap) {
+    if (v < 10000)
+        snprintf(buf, cap, "%.0f", v);
+    else if (v < 10e6)
+        snprintf(buf, cap, "%.1fk", v / 1e3);
+    else
+        snprintf(buf, cap, "%.1fM", v / 1e6);
+    return buf;
+}
+
+/* The progress line, rewritten in place every half second once the load has taken a second;
+ * erased at the end so that what follows on the terminal starts on a clean line. */
+static void *progress_worker(void *arg) {
+    struct loader *L = arg;
+    FILE *f = L->opts->progress;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double next = 1.0;
+    int shown = 0;
+    while (!atomic_load(&L->finished)) {
+        struct timespec nap = {0, 50 * 1000 * 1000};
+        nanosleep(&nap, NULL);
+        double el = seconds_since(&t0);
+        if (el < next || atomic_load(&L->finished)) continue;
+        next = el + 0.5;
+        double ev = (double)atomic_load_explicit(&L->events, memory_order_relaxed);
+        char b1[32], b2[32];
+        fprintf(f, "\rcumemtrack: %zu/%zu dumps read, %s events replayed (%s events/s)\033[K", atomic_load(&L->read),
+                L->n, count_text(ev, b1, sizeof b1), count_text(ev / el, b2, sizeof b2));
+        fflush(f);
+        shown = 1;
+    }
+    if (shown) {
+        fputs("\r\033[K", f);
+        fflush(f);
+    }
+    return NULL;
+}
 
 static void *load_worker(void *arg) {
     struct loader *L = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&L->next, 1);
         if (i >= L->n || atomic_load(&L->failed)) break;
-        if (load_one(L->a, L->opts, i, L->paths[i], &L->errs[i]) != 0) {
+        if (load_one(L->a, L->opts, i, L->paths[i], L->opts->progress ? &L->events : NULL, &L->errs[i]) != 0) {
             if (!L->errs[i]) L->errs[i] = strdup("out of memory");
             atomic_store(&L->failed, 1);
         }
+        atomic_fetch_add(&L->read, 1);
     }
     return NULL;
 }
@@ -273,7 +329,8 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     if (nt > 8 && !(e && *e)) nt = 8;
     if (nt < 1 || opts->observe_in_order) nt = 1;
     if ((size_t)nt > npaths) nt = (long)(npaths ? npaths : 1);
-    pthread_t *th = nt > 1 ? calloc((size_t)nt - 1, sizeof *th) : NULL;
+    pthread_t *th = nt > 1 ? calloc((size_t)nt - 1, sizeof *th) : NULL, pth;
+    int progress = opts->progress && pthread_create(&pth, NULL, progress_worker, &L) == 0;
     long started = 0;
     for (long t = 0; th && t < nt - 1; t++)
         if (pthread_create(&th[t], NULL, load_worker, &L) == 0) started++;
@@ -281,6 +338,8 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     for (long t = 0; t < started; t++)
         pthread_join(th[t], NULL);
     free(th);
+    atomic_store(&L.finished, 1);
+    if (progress) pthread_join(pth, NULL);
     int rc = 0;
     for (size_t i = 0; i < npaths; i++)
         if (L.errs[i] && !rc) {

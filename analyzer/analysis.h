@@ -34,6 +34,9 @@ struct cmt_report_opts {
     int (*observer_begin)(void *arg, size_t nprocs);
     void *observer_arg;
     int observe_in_order;
+    /* a progress line (dumps read, events replayed, rate) goes here, rewritten in place, once the
+     * load has taken more than a second; NULL: none (the CLI sets it to a terminal's stderr) */
+    FILE *progress;
 };
 
 struct cmt_process {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 FILE *cmt_msg_out;
 
@@ -152,9 +153,16 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
     case 'd':
         ro->debug_dir = arg;
         return 1;
+    case 'q':
+        ro->progress = NULL;
+        return 1;
     default:
         return 0;
     }
+}
+
+void cmt_cli_progress(struct cmt_report_opts *ro, int quiet) {
+    ro->progress = !quiet && !cmt_msg_out && isatty(STDERR_FILENO) ? stderr : NULL;
 }
 
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
@@ -203,6 +211,7 @@ int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopt
         }
         int r = own ? own(c, o, optarg) : 0;
         if (!r) r = cmt_common_option(c->cmd, o, optarg, &c->ro, &c->supp, c->top);
+        if (o == 'q' && r > 0) c->quiet = 1;
         if (r > 0) continue;
         if (!r) cmt_msg("%s: unknown or incomplete option '%s'\n%s", c->cmd, argv[optind - 1], c->help);
         cmt_suppress_free(&c->supp);
@@ -213,5 +222,6 @@ int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopt
         cmt_suppress_free(&c->supp);
         return 2;
     }
+    cmt_cli_progress(&c->ro, c->quiet);
     return -1;
 }

@@ -31,12 +31,14 @@ int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char
 void cmt_free_paths(char **paths, size_t n);
 
 /* The options every analysis command shares, for getopt_long tables: --top N, --suppressions
- * FILE, --no-symbols, --debug-dir DIR (codes 't', 's', 'n', 'd'). */
+ * FILE, --no-symbols, --debug-dir DIR, --quiet (codes 't', 's', 'n', 'd', 'q'). */
 #define CMT_COMMON_OPTIONS                                                                                             \
     {"top", required_argument, 0, 't'}, {"suppressions", required_argument, 0, 's'},                                   \
-        {"no-symbols", no_argument, 0, 'n'}, {                                                                         \
-        "debug-dir", required_argument, 0, 'd'                                                                         \
+        {"no-symbols", no_argument, 0, 'n'}, {"debug-dir", required_argument, 0, 'd'}, {                               \
+        "quiet", no_argument, 0, 'q'                                                                                   \
     }
+/* --quiet, or stderr not a terminal: no progress line (ro->progress NULL); else stderr. */
+void cmt_cli_progress(struct cmt_report_opts *ro, int quiet);
 /* Handles option c when it is one of those: returns 1 (handled), 0 (not one of them), or -1 after
  * printing a usage error for cmd (exit 2). --top goes to *top when given, else to ro->top_n. */
 int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
@@ -53,6 +55,7 @@ struct cmt_cli {
     struct cmt_report_opts ro;
     struct cmt_suppressions supp;
     const char *out;
+    int quiet; /* --quiet: ro.progress stays NULL */
     void *arg; /* for own() */
 };
 /* getopt_long over argv: -h prints the help, -o sets out, own() gets every other option first

@@ -25,7 +25,7 @@ static const char check_help[] =
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
     "  --max-growth-per-marker N  fail when a stack's live bytes grow by more than N bytes per\n"
     "                         marker of one label (cmt_mark, NVTX): the leak-per-iteration gate\n"
-    "  --no-symbols, --debug-dir DIR, --top N   as for report\n"
+    "  --no-symbols, --debug-dir DIR, --top N, --quiet   as for report\n"
     "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
 
 /* The top stacks live at the peak of GPU uuid, from the first process on it. */

@@ -28,6 +28,7 @@ static const char diff_help[] =
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out\n"
     "  --no-symbols         do not symbolize (stacks then match only within the same binary)\n"
     "  --debug-dir DIR      also look for debug files in DIR\n"
+    "  --quiet              no progress line (shown on a terminal's stderr when reading takes over 1 s)\n"
     "  -o FILE              write to FILE instead of stdout\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 

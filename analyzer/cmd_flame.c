@@ -21,6 +21,7 @@ static const char flame_help[] =
     "  --suppressions FILE  leave out leaks matching LSan-style leak:PATTERN lines\n"
     "  --no-symbols         module+offset frames only (fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR\n"
+    "  --quiet              no progress line (shown on a terminal's stderr when reading takes over 1 s)\n"
     "  -o FILE              write to FILE instead of stdout\n"
     "Example: cumemtrack flame --peak run/ | flamegraph.pl --countname bytes > peak.svg\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
@@ -56,6 +57,7 @@ int cmt_cmd_flame(int argc, char **argv) {
         {"suppressions", required_argument, 0, 's'},
         {"no-symbols", no_argument, 0, 'n'},
         {"debug-dir", required_argument, 0, 'd'},
+        {"quiet", no_argument, 0, 'q'},
         {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},

@@ -22,6 +22,7 @@ static const char report_help[] =
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR (DIR/.build-id/xx/yyyy.debug, DIR/NAME)\n"
+    "  --quiet              no progress line (shown on a terminal's stderr when reading takes over 1 s)\n"
     "  -o FILE              write the report to FILE instead of stdout\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 

@@ -3,11 +3,12 @@
  * bytes over time, one row per change (and per OOM and marker), streamed from the replay's observer
  * (timeline.h) while the dumps are read, written by render_timeline.c.
  *   text       a compact table (seconds since the process start, human sizes)
- *   --csv      time,wallclock,host,pid,device,uuid,live,event (time: seconds since the process
- *              start; wallclock: ISO-8601 UTC from the header's start_realtime_ns; live in bytes)
+ *   --csv      time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label (numbers
+ *              only in the numeric columns; README.md's table says what each holds)
  *   --perfetto Chrome trace event JSON (Perfetto UI, chrome://tracing): a counter track ("ph":"C")
- *              per GPU of each process, instant events ("ph":"i") for OOMs and markers, process
- *              and thread names ("ph":"M"); ts in microseconds since the earliest process start.
+ *              per GPU of each process, NVTX ranges as slices ("ph":"B"/"E"), instant events
+ *              ("ph":"i") for OOMs and marks, process and thread names ("ph":"M"); ts in
+ *              microseconds since the earliest process start.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -22,11 +23,12 @@ static const char timeline_help[] =
     "usage: cumemtrack timeline [--csv | --perfetto] [-o FILE] DUMP|DIR...\n"
     "Live device memory over time: one row per change of a device's live bytes, per OOM and per\n"
     "marker (cmt_mark), for every process (a DIR means every *.cmt* file in it).\n"
-    "  --csv        CSV: time,wallclock,host,pid,device,uuid,live,event (time: seconds since the\n"
-    "               process start; wallclock: ISO-8601 UTC; live: bytes)\n"
+    "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n"
+    "               (numeric columns hold numbers only; see the man page cumemtrack(1))\n"
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
-    "               track per GPU and process, instant events for OOMs and markers\n"
+    "               track per GPU and process, NVTX ranges as slices, OOMs and marks as instants\n"
     "  -o FILE      write to FILE instead of stdout\n"
+    "  --quiet      no progress line on a terminal's stderr\n"
     "Without --csv or --perfetto: a compact text table.\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
@@ -34,11 +36,12 @@ int cmt_cmd_timeline(int argc, char **argv) {
     static const struct option opts[] = {
         {"csv", no_argument, 0, 'c'},
         {"perfetto", no_argument, 0, 'p'},
+        {"quiet", no_argument, 0, 'q'},
         {"output", required_argument, 0, 'o'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int fmt = CMT_TL_TEXT, c;
+    int fmt = CMT_TL_TEXT, c, quiet = 0;
     const char *out = NULL;
     char err[1024];
     optind = 1;
@@ -53,6 +56,9 @@ int cmt_cmd_timeline(int argc, char **argv) {
             break;
         case 'o':
             out = optarg;
+            break;
+        case 'q':
+            quiet = 1;
             break;
         case 'h':
             fputs(timeline_help, stdout);
@@ -118,6 +124,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     ro.observer_begin = cmt_tl_begin;
     ro.observer_arg = &tl;
     ro.observe_in_order = 1; /* rows stream out in record order, process after process */
+    cmt_cli_progress(&ro, quiet);
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     int wrc = cmt_tl_writer_end(w, !rc);
     if (rc)

@@ -14,7 +14,33 @@
 struct gstate {
     uint64_t first, last;
     uint32_t n, ups, downs;
+    uint64_t *hist; /* downsampled values (CMT_GROWTH_HIST), NULL while the counter was always 0 */
+    uint32_t hn, hstride;
 };
+
+/* keeps v, the counter's value at its observation idx, when idx is a multiple of the stride;
+ * halves the history (doubling the stride) when full. Returns -1 when out of memory. */
+static int hist_put(struct gstate *st, uint32_t idx, uint64_t v) {
+    if (!st->hist) {
+        if (!v) return 0; /* all zeros so far: allocated at the first non-zero value */
+        st->hist = malloc(CMT_GROWTH_HIST * sizeof *st->hist);
+        if (!st->hist) return -1;
+        st->hn = 0;
+        st->hstride = 1;
+    }
+    for (;;) {
+        uint64_t next = (uint64_t)st->hn * st->hstride; /* the next index kept */
+        if (next > idx) return 0;
+        if (st->hn == CMT_GROWTH_HIST) {
+            for (uint32_t k = 0; k < CMT_GROWTH_HIST / 2; k++)
+                st->hist[k] = st->hist[2 * k];
+            st->hn = CMT_GROWTH_HIST / 2;
+            st->hstride *= 2;
+            continue;
+        }
+        st->hist[st->hn++] = next == idx ? v : 0; /* the indices before the first value were 0 */
+    }
+}
 
 struct cmt_series {
     char *label;
@@ -82,6 +108,7 @@ int cmt_marker_log_add(struct cmt_marker_log *g, const struct cmt_event *e, int6
     for (size_t i = 0; i < ncounters; i++) {
         struct gstate *st = &s->st[i];
         uint64_t v = counters[i].bytes;
+        if (hist_put(st, st->n, v) != 0) rc = -1;
         if (!st->n)
             st->first = v;
         else if (v > st->last)
@@ -128,7 +155,10 @@ int cmt_marker_log_finish(struct cmt_marker_log *g, const struct cmt_stack_live 
                                                           .first_bytes = st->first,
                                                           .last_bytes = st->last,
                                                           .markers = st->n,
-                                                          .bytes_per_marker = (double)(st->last - st->first) / steps};
+                                                          .bytes_per_marker = (double)(st->last - st->first) / steps,
+                                                          .hist = st->hist,
+                                                          .hist_n = st->hn,
+                                                          .hist_stride = st->hstride};
         }
     }
     if (g->ngrowth > 1) qsort(g->growth, g->ngrowth, sizeof *g->growth, cmp_growth);
@@ -146,6 +176,8 @@ void cmt_marker_log_free(struct cmt_marker_log *g) {
     free(g->growth);
     for (size_t i = 0; i < g->nseries; i++) {
         free(g->series[i].label);
+        for (size_t k = 0; k < g->series[i].cap; k++)
+            free(g->series[i].st[k].hist);
         free(g->series[i].st);
     }
     free(g->series);

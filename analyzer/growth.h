@@ -40,7 +40,14 @@ struct cmt_growth {
     int64_t device;
     uint64_t first_bytes, last_bytes, markers;
     double bytes_per_marker;
+    /* the stack's own series: its live bytes at markers 0, hist_stride, 2 * hist_stride, ... of
+     * the label (hist_n values, at most CMT_GROWTH_HIST; owned by the log, allocated at the
+     * counter's first non-zero value: 128 bytes per such counter and label), then last_bytes at
+     * marker markers - 1 */
+    const uint64_t *hist;
+    uint32_t hist_n, hist_stride;
 };
+#define CMT_GROWTH_HIST 16
 #define CMT_MAX_MARKERS 100000
 
 struct cmt_series; /* per label and kind: every counter observed at each marker */

@@ -192,6 +192,96 @@ static void write_folded(struct cmt_json *j, const char *key, struct cmt_analysi
     cmt_json_array_end(j);
 }
 
+/* Every OOM as the text report lists it: the failed request, its stack, what was live then. */
+static void write_ooms(struct cmt_json *j, struct cmt_analysis *a, struct stab *st, int64_t base, size_t top) {
+    char u[64];
+    cmt_json_array(j, "ooms");
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->nooms; k++) {
+            const struct cmt_oom *o = &r->ooms[k];
+            const struct cmt_devstate *d = o->device >= 0 ? cmt_replay_device(r, o->device) : NULL;
+            const char *api = cmt_replay_api_name(r, o->api);
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "proc", i);
+            cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
+            cmt_json_i64(j, "rank", a->procs[i].hdr.rank);
+            cmt_json_i64(j, "dev", o->device);
+            if (o->device >= 0) {
+                uuid_of(r, o->device, u, sizeof u);
+                cmt_json_str(j, "uuid", u);
+            } else
+                cmt_json_null(j, "uuid");
+            cmt_json_i64(j, "t", rel(a, i, o->time_ns - a->procs[i].hdr.start_clock_ns, base));
+            cmt_json_u64(j, "requested", o->requested);
+            cmt_json_u64(j, "live", o->live_bytes);
+            cmt_json_u64(j, "total", d ? d->total : 0);
+            if (api)
+                cmt_json_str(j, "api", api);
+            else
+                cmt_json_null(j, "api");
+            json_stack_ref(j, "stack", stab_get(st, i, o->stack));
+            cmt_json_array(j, "live_then");
+            for (size_t s = 0; s < o->ntop && s < top; s++) {
+                cmt_json_object(j, NULL);
+                cmt_json_u64(j, "bytes", o->top[s].bytes);
+                cmt_json_u64(j, "allocs", o->top[s].allocations);
+                json_stack_ref(j, "stack", stab_get(st, i, o->top[s].stack));
+                cmt_json_object_end(j);
+            }
+            cmt_json_array_end(j);
+            cmt_json_object_end(j);
+        }
+    }
+    cmt_json_array_end(j);
+}
+
+/* The stacks growing across the markers of a label (the text report's growth per marker), each
+ * with its own series [marker index, bytes, ...]: a few KiB per iteration is lost on the scale of
+ * a whole GPU's chart. */
+static void write_growth(struct cmt_json *j, struct cmt_analysis *a, struct stab *st, size_t top) {
+    char u[64];
+    size_t shown = 0;
+    cmt_json_array(j, "growth");
+    for (size_t i = 0; i < a->nprocs; i++) {
+        const struct cmt_replay *r = &a->procs[i].replay;
+        for (size_t k = 0; k < r->marks.ngrowth && shown < top; k++, shown++) {
+            const struct cmt_growth *g = &r->marks.growth[k];
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "proc", i);
+            cmt_json_u64(j, "pid", a->procs[i].hdr.pid);
+            cmt_json_i64(j, "rank", a->procs[i].hdr.rank);
+            cmt_json_i64(j, "dev", g->device);
+            if (g->device >= 0) {
+                uuid_of(r, g->device, u, sizeof u);
+                cmt_json_str(j, "uuid", u);
+            } else
+                cmt_json_null(j, "uuid");
+            cmt_json_str(j, "label", g->label);
+            cmt_json_str(j, "kind", cmt_marker_kind_name(g->flags));
+            cmt_json_u64(j, "per_marker", (uint64_t)(g->bytes_per_marker + 0.5));
+            cmt_json_u64(j, "markers", g->markers);
+            cmt_json_u64(j, "first", g->first_bytes);
+            cmt_json_u64(j, "last", g->last_bytes);
+            json_stack_ref(j, "stack", stab_get(st, i, g->stack));
+            cmt_json_array(j, "pts");
+            uint64_t lastidx = 0;
+            for (uint32_t h = 0; g->hist && h < g->hist_n; h++) {
+                lastidx = (uint64_t)h * g->hist_stride;
+                cmt_json_u64(j, NULL, lastidx);
+                cmt_json_u64(j, NULL, g->hist[h]);
+            }
+            if (!g->hist_n || lastidx + 1 < g->markers) {
+                cmt_json_u64(j, NULL, g->markers - 1);
+                cmt_json_u64(j, NULL, g->last_bytes);
+            }
+            cmt_json_array_end(j);
+            cmt_json_object_end(j);
+        }
+    }
+    cmt_json_array_end(j);
+}
+
 static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl, size_t top) {
     struct stab st = {0};
     st.a = a;
@@ -256,6 +346,21 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         }
         cmt_json_u64(j, "peak", gpeak);
         cmt_json_u64(j, "leaked", gleak);
+        /* the ordinals the processes saw it as (shown next to the UUID), in series order, once each */
+        cmt_json_array(j, "ordinals");
+        for (size_t k = s0; k < tl->nseries; k++) {
+            char k2[64];
+            if (done[k] || (!has_uuid && k != s0)) continue;
+            uuid_of(&a->procs[tl->series[k].proc].replay, tl->series[k].device, k2, sizeof k2);
+            if (strcmp(k2, key)) continue;
+            int seen = 0;
+            for (size_t q = s0; q < k && !seen; q++) {
+                uuid_of(&a->procs[tl->series[q].proc].replay, tl->series[q].device, k2, sizeof k2);
+                seen = !done[q] && !strcmp(k2, key) && tl->series[q].device == tl->series[k].device;
+            }
+            if (!seen) cmt_json_i64(j, NULL, tl->series[k].device);
+        }
+        cmt_json_array_end(j);
         cmt_json_array(j, "series");
         for (size_t k = s0; k < tl->nseries; k++) {
             char k2[64];
@@ -294,6 +399,9 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         cmt_json_u64(j, "proc", mk->proc);
         cmt_json_i64(j, "t", rel(a, mk->proc, mk->t, base));
         cmt_json_str(j, "label", mk->label ? mk->label : "");
+        cmt_json_str(j, "kind", cmt_marker_kind_name(mk->mark_kind));
+        if (mk->mark_kind == CMT_MARK_RANGE_PUSH && mk->t_end >= 0)
+            cmt_json_i64(j, "t_end", rel(a, mk->proc, mk->t_end, base)); /* its pop */
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
@@ -308,6 +416,8 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
+    write_ooms(j, a, &st, base, top);
+    write_growth(j, a, &st, top);
     cmt_json_array(j, "leaks");
     for (size_t i = 0; i < a->nleaks && i < top; i++) {
         const struct cmt_rleak *l = &a->leaks[i];

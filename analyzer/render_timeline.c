@@ -18,6 +18,8 @@ struct cmt_tl_writer {
     size_t nnamed;
     uint64_t *tpid; /* per process: the trace pid */
     uint64_t rows;
+    uint64_t *tracks; /* range tracks named: proc << 32 | writer */
+    size_t ntracks, captracks;
     int out_of_memory; /* some metadata could not be written */
 };
 
@@ -39,8 +41,8 @@ static void csv_field(FILE *f, const char *s, size_t n) {
 
 static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
     char b[32];
-    if (!strcmp(row->event, "marker"))
-        snprintf(buf, cap, "marker:%.*s", (int)(row->label_len > 1000 ? 1000 : row->label_len),
+    if (row->event[0] == 'm' || row->event[0] == 'r') /* marker, range_begin, range_end */
+        snprintf(buf, cap, "%s:%.*s", row->event, (int)(row->label_len > 1000 ? 1000 : row->label_len),
                  row->label ? row->label : "");
     else if (!strcmp(row->event, "oom"))
         snprintf(buf, cap, "oom:%s:%s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
@@ -49,14 +51,36 @@ static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
 }
 
 /* A metadata event ("ph":"M") of process proc: args {"name": str}, or {"sort_index": index}. */
+static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+                           int64_t index);
 static void meta_event(struct cmt_tl_writer *o, size_t proc, const char *what, const char *str, int64_t index) {
+    meta_event_tid(o, proc, 0, what, str, index);
+}
+
+/* The track of a thread's NVTX ranges (tid: its dump stream) is named once. */
+static void range_track(struct cmt_tl_writer *o, size_t proc, uint32_t writer) {
+    uint64_t key = (uint64_t)proc << 32 | writer;
+    for (size_t i = 0; i < o->ntracks; i++)
+        if (o->tracks[i] == key) return;
+    if (cmt_grow((void **)&o->tracks, &o->captracks, o->ntracks + 1, sizeof *o->tracks) != 0) {
+        o->out_of_memory = 1;
+        return;
+    }
+    o->tracks[o->ntracks++] = key;
+    char name[64];
+    snprintf(name, sizeof name, "NVTX ranges (thread %u)", writer);
+    meta_event_tid(o, proc, writer, "thread_name", name, 0);
+}
+
+static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+                           int64_t index) {
     struct cmt_json *j = &o->j;
     cmt_json_object(j, NULL);
     cmt_json_str(j, "name", what);
     cmt_json_str(j, "ph", "M");
     cmt_json_u64(j, "ts", 0);
     cmt_json_u64(j, "pid", o->tpid[proc]);
-    cmt_json_u64(j, "tid", 0);
+    cmt_json_u64(j, "tid", tid);
     cmt_json_object(j, "args");
     if (str)
         cmt_json_str(j, "name", str);
@@ -96,18 +120,26 @@ static void perfetto_meta(struct cmt_tl_writer *o, size_t proc) {
 void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
     struct cmt_tl_writer *o = arg;
     const struct cmt_process *p = &o->a->procs[row->proc];
-    char ev[1100], iso[48], b[32];
+    char ev[1100], b[32];
     o->rows++;
     event_text(ev, sizeof ev, row);
     if (o->fmt == CMT_TL_CSV) {
-        fprintf(o->f, "%.9f,%s,", cmt_tl_seconds(row->t), cmt_tl_iso(p, row->t, iso, sizeof iso));
+        /* numeric columns hold numbers only; text columns (host, uuid, event, api, label) text only */
+        fprintf(o->f, "%lld,%lld,", (long long)row->t, (long long)(p->hdr.start_realtime_ns + row->t));
         csv_field(o->f, p->hdr.host, strlen(p->hdr.host));
         fprintf(o->f, ",%u,", p->hdr.pid);
+        if (p->hdr.rank >= 0) fprintf(o->f, "%d", p->hdr.rank);
+        fputc(',', o->f);
         if (row->device >= 0) fprintf(o->f, "%lld", (long long)row->device);
         fprintf(o->f, ",%s,", row->uuid ? row->uuid : "");
         if (row->device >= 0) fprintf(o->f, "%llu", (unsigned long long)row->live);
+        fprintf(o->f, ",%s,", row->event);
+        if (row->api) csv_field(o->f, row->api, strlen(row->api));
         fputc(',', o->f);
-        csv_field(o->f, ev, strlen(ev));
+        if (row->size) fprintf(o->f, "%llu", (unsigned long long)row->size);
+        fputc(',', o->f);
+        if (row->event[0] == 'm' || row->event[0] == 'r')
+            csv_field(o->f, row->label ? row->label : "", row->label ? row->label_len : 0);
         fputc('\n', o->f);
     } else if (o->fmt == CMT_TL_TEXT) {
         char dev[24];
@@ -132,11 +164,16 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         } else if (!strcmp(row->event, "marker")) {
             cat = "marker";
             ph = "i";
+        } else if (!strcmp(row->event, "range_begin") || !strcmp(row->event, "range_end")) {
+            if (row->unmatched) return; /* an E without its B would close another slice */
+            range_track(o, row->proc, row->writer);
+            cat = "range";
+            ph = row->event[6] == 'b' ? "B" : "E";
         } else
             snprintf(nm, sizeof nm, "GPU %lld %s", (long long)row->device, row->uuid ? row->uuid : "");
         cmt_json_object(j, NULL);
-        if (!strcmp(cat, "marker"))
-            cmt_json_strn(j, "name", row->label ? row->label : "", row->label_len);
+        if (!strcmp(cat, "marker") || !strcmp(cat, "range"))
+            cmt_json_strn(j, "name", row->label ? row->label : "", row->label ? row->label_len : 0);
         else
             cmt_json_str(j, "name", nm);
         cmt_json_str(j, "cat", cat);
@@ -144,7 +181,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         if (*ph == 'i') cmt_json_str(j, "s", "p");
         cmt_json_i64(j, "ts", ts);
         cmt_json_u64(j, "pid", o->tpid[row->proc]);
-        cmt_json_u64(j, "tid", 0);
+        cmt_json_u64(j, "tid", !strcmp(cat, "range") ? row->writer : 0); /* slices nest per thread */
         cmt_json_object(j, "args");
         if (!strcmp(cat, "oom")) {
             cmt_json_i64(j, "device", row->device);
@@ -173,7 +210,7 @@ struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a
     o->a = a;
     o->base_real = base_real;
     if (fmt == CMT_TL_CSV)
-        fprintf(f, "time,wallclock,host,pid,device,uuid,live,event\n");
+        fprintf(f, "time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n");
     else if (fmt == CMT_TL_TEXT)
         fprintf(f, "%12s  %-7s %-3s %-40s %10s  %s\n", "TIME(s)", "PID", "DEV", "UUID", "LIVE", "EVENT");
     else {
@@ -200,6 +237,7 @@ int cmt_tl_writer_end(struct cmt_tl_writer *o, int loaded) {
 void cmt_tl_writer_free(struct cmt_tl_writer *o) {
     if (!o) return;
     free(o->named);
+    free(o->tracks);
     free(o->tpid);
     free(o);
 }

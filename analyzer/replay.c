@@ -465,6 +465,8 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
     switch (e->type) {
     case CMT_REC_ALLOC:
+        c.size = e->size;
+        /* fall through */
     case CMT_REC_FREE:
     case CMT_REC_RETRACK:
     case CMT_REC_TEARDOWN:
@@ -476,6 +478,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
             c.device = d->ordinal;
             c.dev = d;
             c.live = d->live;
+            c.api = e->type != CMT_REC_TEARDOWN ? cmt_replay_api_name(r, e->api) : NULL;
             notify(r, &c);
         }
         return;
@@ -486,7 +489,9 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.live = e->device >= 0 ? (c.dev ? c.dev->live : 0) : r->host_live;
         c.stack = e->stack;
         c.requested = e->size;
+        c.size = e->size;
         c.label = cmt_replay_api_name(r, e->api);
+        c.api = c.label;
         c.label_len = c.label ? strlen(c.label) : 0;
         notify(r, &c);
         return;
@@ -494,6 +499,8 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.kind = CMT_CHANGE_MARKER;
         c.label = e->str1;
         c.label_len = e->str1_len;
+        c.mark_kind = e->flags;
+        c.writer = e->writer;
         notify(r, &c);
         return;
     default:
@@ -504,6 +511,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     if (!r->events++) r->first_time = e->time_ns;
+    if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
     r->last_time = e->time_ns;
     switch (e->type) {
     case CMT_REC_ALLOC:

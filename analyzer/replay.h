@@ -10,6 +10,7 @@
 #ifndef CMT_REPLAY_H
 #define CMT_REPLAY_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -121,6 +122,10 @@ struct cmt_live_change {
     uint64_t requested;             /* OOM */
     const char *label;              /* OOM: the API name (may be NULL); MARKER: the label */
     size_t label_len;
+    const char *api;    /* LIVE, OOM: the API of the record (NULL: none or unknown) */
+    uint64_t size;      /* LIVE after an ALLOC: its size; OOM: the request; else 0 */
+    uint64_t mark_kind; /* MARKER: enum cmt_marker_flags (a RANGE_POP closes its thread's latest push) */
+    uint32_t writer;    /* MARKER: the stream (thread) that recorded it: NVTX ranges nest per thread */
 };
 
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);
@@ -137,7 +142,8 @@ struct cmt_replay {
     size_t top_n;          /* stacks kept per peak / OOM snapshot */
     cmt_observer observer; /* told about live changes, OOMs and markers (may be NULL) */
     void *observer_arg;
-    size_t observer_id; /* passed as change.proc */
+    size_t observer_id;         /* passed as change.proc */
+    _Atomic uint64_t *progress; /* may be NULL: events replayed are added to it, 65536 at a time */
 
     uint64_t events;
     int64_t first_time, last_time;

@@ -7,13 +7,18 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct tl_dev {
     int64_t device;
     size_t series;                 /* index into the process' series, (size_t)-1: none yet */
     uint64_t top_stack, top_bytes; /* the stack with the most bytes live on it (dirty: to recompute) */
     int dirty;
+};
+
+struct open_range {
+    uint32_t writer; /* the thread that pushed it */
+    char *label;     /* malloc'd */
+    size_t mark;     /* index into the process' marks, (size_t)-1: none kept */
 };
 
 struct cmt_tl_proc {
@@ -23,6 +28,8 @@ struct cmt_tl_proc {
     size_t nseries, capseries;
     struct cmt_tl_mark *marks;
     size_t nmarks, capmarks;
+    struct open_range *open; /* NVTX ranges pushed and not popped yet, innermost last */
+    size_t nopen, capopen;
     int out_of_memory;
 };
 
@@ -42,25 +49,6 @@ int cmt_tl_begin(void *arg, size_t nprocs) {
 
 double cmt_tl_seconds(int64_t t) {
     return (double)t / 1e9;
-}
-
-const char *cmt_tl_iso(const struct cmt_process *p, int64_t t, char *buf, size_t cap) {
-    int64_t ns = p->hdr.start_realtime_ns + t;
-    time_t s = (time_t)(ns / 1000000000);
-    long us = (long)((ns % 1000000000) / 1000);
-    if (us < 0) {
-        us += 1000000;
-        s--;
-    }
-    struct tm tm;
-    if (!gmtime_r(&s, &tm)) {
-        snprintf(buf, cap, "?");
-        return buf;
-    }
-    char d[32];
-    strftime(d, sizeof d, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(buf, cap, "%s.%06ldZ", d, us);
-    return buf;
 }
 
 /* ---------------------------------------------------------------- state */
@@ -209,7 +197,9 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl_proc *p = &tl->pst[pi];
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
-    struct cmt_tl_row row = {pi, t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len, 0};
+    struct cmt_tl_row row = {pi,      t,      c->device, cmt_device_uuid(c->dev, u),
+                             c->live, NULL,   c->label,  c->label_len,
+                             c->size, c->api, 0,         c->writer};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
@@ -233,16 +223,67 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.size = c->requested;
         if (tl->row) tl->row(tl->row_arg, &row);
         if (tl->nbuckets)
-            add_mark(p, (struct cmt_tl_mark){CMT_TL_OOM, pi, t, c->device, c->requested, c->live, c->stack, NULL},
+            add_mark(p,
+                     (struct cmt_tl_mark){CMT_TL_OOM, pi, t, c->device, c->requested, c->live, c->stack, NULL, 0, -1},
                      c->label, c->label_len);
         return;
     case CMT_CHANGE_MARKER:
-        row.event = "marker";
+        if (c->mark_kind == CMT_MARK_RANGE_POP) { /* closes the latest open push: no marker of its own */
+            row.event = "range_end";
+            row.label = NULL;
+            row.label_len = 0;
+            struct open_range o = {0, NULL, (size_t)-1};
+            size_t k = p->nopen;
+            while (k && p->open[k - 1].writer != c->writer) /* ranges nest per thread */
+                k--;
+            if (k) {
+                o = p->open[k - 1];
+                memmove(p->open + k - 1, p->open + k, (p->nopen - k) * sizeof *p->open);
+                p->nopen--;
+            } else
+                row.unmatched = 1;
+            if (o.label) {
+                row.label = o.label;
+                row.label_len = strlen(o.label);
+            }
+            if (tl->row) tl->row(tl->row_arg, &row);
+            if (o.mark != (size_t)-1) p->marks[o.mark].t_end = t;
+            free(o.label);
+            return;
+        }
+        row.event = c->mark_kind == CMT_MARK_RANGE_PUSH ? "range_begin" : "marker";
         if (tl->row) tl->row(tl->row_arg, &row);
-        if (tl->nbuckets)
-            add_mark(p, (struct cmt_tl_mark){CMT_TL_MARKER, pi, t, -1, 0, 0, 0, NULL}, c->label, c->label_len);
+        size_t mi = (size_t)-1;
+        if (tl->nbuckets) {
+            size_t before = p->nmarks;
+            add_mark(p,
+                     (struct cmt_tl_mark){CMT_TL_MARKER, pi, t, -1, 0, 0, 0, NULL,
+                                          c->mark_kind == CMT_MARK_RANGE_PUSH ? CMT_MARK_RANGE_PUSH
+                                          : c->mark_kind == CMT_MARK_SIGNAL   ? CMT_MARK_SIGNAL
+                                                                              : CMT_MARK_POINT,
+                                          -1},
+                     c->label, c->label_len);
+            if (p->nmarks > before) mi = before;
+        }
+        if (c->mark_kind == CMT_MARK_RANGE_PUSH) {
+            char *l = strndup(c->label ? c->label : "", c->label_len);
+            if (!l || cmt_grow((void **)&p->open, &p->capopen, p->nopen + 1, sizeof *p->open) != 0) {
+                free(l);
+                p->out_of_memory = 1;
+                return;
+            }
+            p->open[p->nopen++] = (struct open_range){c->writer, l, mi};
+        }
         return;
     }
+}
+
+static void free_open(struct cmt_tl_proc *p) {
+    for (size_t k = 0; k < p->nopen; k++)
+        free(p->open[k].label);
+    free(p->open);
+    p->open = NULL;
+    p->nopen = p->capopen = 0;
 }
 
 int cmt_tl_finish(struct cmt_tl *tl) {
@@ -272,6 +313,7 @@ int cmt_tl_finish(struct cmt_tl *tl) {
         free(p->series);
         free(p->marks);
         free(p->devs);
+        free_open(p);
     }
     free(tl->pst);
     tl->pst = NULL;
@@ -295,6 +337,7 @@ void cmt_tl_free(struct cmt_tl *tl) {
             free(p->marks[k].label);
         free(p->marks);
         free(p->devs);
+        free_open(p);
     }
     free(tl->pst);
     memset(tl, 0, sizeof *tl);

@@ -52,6 +52,8 @@ struct cmt_tl_mark {
     int64_t t, device;               /* device: OOM only (-1 host) */
     uint64_t requested, live, stack; /* OOM: request, that device's live bytes then, stack id */
     char *label;                     /* MARKER label (malloc'd), OOM api name or NULL */
+    uint64_t mark_kind;              /* MARKER: CMT_MARK_POINT, _RANGE_PUSH or _SIGNAL (a pop is no mark) */
+    int64_t t_end;                   /* MARKER of a range: when its pop closed it, -1: still open */
 };
 
 struct cmt_tl_row {
@@ -60,10 +62,15 @@ struct cmt_tl_row {
     int64_t device;    /* -1: none (a marker applies to the process) */
     const char *uuid;  /* "GPU-..." or NULL */
     uint64_t live;     /* that device's live bytes after the event */
-    const char *event; /* "alloc" "free" "retrack" "teardown" "oom" "marker" */
-    const char *label; /* marker label / OOM api, may be NULL */
+    const char *event; /* "alloc" "free" "retrack" "teardown" "oom" "marker" (a point: cmt_mark, NVTX
+                        * mark, the marker signal) "range_begin" "range_end" (an NVTX range push, the pop
+                        * that closes it) */
+    const char *label; /* marker label (range_end: its push's label) / OOM api, may be NULL */
     size_t label_len;
-    uint64_t size; /* OOM: the request */
+    uint64_t size;   /* alloc: its size; OOM: the request; else 0 */
+    const char *api; /* alloc, free, retrack, oom: the API name (NULL: unknown) */
+    int unmatched;   /* range_end: no push of its thread was open (a pop without its push) */
+    uint32_t writer; /* marker, range_begin, range_end: the thread (dump stream, from 1) */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);
@@ -93,9 +100,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
 int cmt_tl_finish(struct cmt_tl *tl);
 void cmt_tl_free(struct cmt_tl *tl);
 
-/* Seconds since the process start of t, and the ISO-8601 UTC wall-clock time of it
- * ("2025-01-31T12:00:00.123456Z", buf >= 40 bytes). */
+/* Seconds since the process start of t. */
 double cmt_tl_seconds(int64_t t);
-const char *cmt_tl_iso(const struct cmt_process *p, int64_t t, char *buf, size_t cap);
 
 #endif

@@ -1,7 +1,7 @@
 (function(){'use strict';
 var D=JSON.parse(document.getElementById('cmt-data').textContent);
 (function(){var u=function(x){return x/1e6;};D.gpus.forEach(function(g){g.series.forEach(function(s){s.peak_t=u(s.peak_t);for(var i=0;i<s.pts.length;i+=4)s.pts[i]=u(s.pts[i]);});g.ooms.forEach(function(o){o.t=u(o.t);});});
- D.markers.forEach(function(m){m.t=u(m.t);});D.host_ooms.forEach(function(m){m.t=u(m.t);});D.peaks.forEach(function(p){p.t=u(p.t);});})();
+ D.markers.forEach(function(m){m.t=u(m.t);if(m.t_end!==undefined)m.t_end=u(m.t_end);});D.ooms.forEach(function(o){o.t=u(o.t);});D.host_ooms.forEach(function(m){m.t=u(m.t);});D.peaks.forEach(function(p){p.t=u(p.t);});})();
 var NS='http://www.w3.org/2000/svg';
 var COL=['#2563eb','#16a34a','#d97706','#9333ea','#0891b2','#db2777','#65a30d','#7c3aed','#0d9488','#ea580c'];
 function el(t,a,p){var e=document.createElement(t);if(a)for(var k in a){if(k==='text')e.textContent=a[k];else e.setAttribute(k,a[k]);}if(p)p.appendChild(e);return e;}
@@ -10,6 +10,10 @@ function hs(b){var u=['B','KiB','MiB','GiB','TiB','PiB'],i=0,v=b;if(v<1024)retur
 function nice(r){if(!(r>0))return 1;var m=Math.pow(10,Math.floor(Math.log10(r))),n=r/m;return (n<1.5?1:n<2.25?2:n<3.5?2.5:n<7.5?5:10)*m;}
 function ts(s){return s===0?'0':s<1?+(s*1000).toFixed(3)+' ms':s<120?+s.toFixed(3)+' s':+(s/60).toFixed(2)+' min';}
 function pl(p){var r=D.processes[p];return (r.rank>=0?'rank '+r.rank+' ':'')+'pid '+r.pid;}
+function devl(dev,uuid){return dev<0?'host':'device '+dev+(uuid?' '+uuid:'');}
+function ordl(g){return g.ordinals&&g.ordinals.length?'device '+g.ordinals.join(', ')+' \u00b7 ':'';}
+var MW=null;function textw(s,fs){if(!MW){MW=sv('svg',{width:0,height:0,style:'position:absolute;visibility:hidden'},document.body);}
+ var t=sv('text',{'font-size':fs,text:s},MW),w=t.getComputedTextLength?t.getComputedTextLength():0;MW.removeChild(t);return w>0?w:s.length*fs*0.62;}
 function frames(i){return i===null||i===undefined||i<0?[]:(D.stacks[i]||[]);}
 function stackDetails(i,p){var f=frames(i),d=el('details',null,p);var s=el('summary',{text:f.length?f[Math.min(f.length-1,firstUser(f))]:'(no stack recorded)'},d);if(!f.length){s.className='muted';return d;}var o=el('ol',null,d);f.forEach(function(x){el('li',{text:x},o);});return d;}
 function firstUser(f){for(var i=0;i<f.length;i++){if(!/^(cu|cuda)[A-Z]|^fr_|^__|^_start|^\[|\+0x/.test(f[i]))return i;}return 0;}
@@ -21,16 +25,25 @@ card('OOM errors',String(S.ooms),S.ooms>0);card('processes',String(S.processes))
 card('anomalies',String(S.anomalies),S.anomalies>0);
 if(S.start_unix_ms){var st=new Date(S.start_unix_ms);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\.\d+Z$/,' UTC');}
 var tmax=0;D.gpus.forEach(function(g){g.series.forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});
-D.markers.forEach(function(m){tmax=Math.max(tmax,m.t);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;
+D.markers.forEach(function(m){tmax=Math.max(tmax,m.t,m.t_end||0);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;
 var gs=el('section',null,root);el('h2',{text:'Live device memory over time'},gs);
 if(!D.gpus.length)el('p',{'class':'muted',text:'No device memory recorded.'},gs);
 D.gpus.forEach(function(g,gi){chart(gs,g,gi);});
 function chart(sec,g,gi){
- var h=el('h3',null,sec);h.textContent=g.uuid+(g.name?'  \u2014  '+g.name:'')+(g.pci?'  ('+g.pci+')':'');
+ var h=el('h3',null,sec);h.textContent=ordl(g)+g.uuid+(g.name?'  \u2014  '+g.name:'')+(g.pci?'  ('+g.pci+')':'');
  var lg=el('div',{'class':'legend'},sec);
  g.series.forEach(function(s,i){var sp=el('span',null,lg);el('i',{style:'background:'+COL[i%COL.length]},sp);sp.appendChild(document.createTextNode(pl(s.proc)+' (device '+s.dev+'), peak '+hs(s.peak)));});
  var sp0=el('span',null,lg);sp0.appendChild(document.createTextNode('GPU peak (sum) '+hs(g.peak)+(g.total?' of '+hs(g.total):'')+', leaked '+hs(g.leaked)));
  var box=el('div',{'class':'chart'},sec),W=Math.max(600,(box.clientWidth||1200)),H=230,L=74,R=16,T=22,B=28;
+ var mine={};g.series.forEach(function(s){mine[s.proc]=1;});var marks=D.markers.filter(function(m){return mine[m.proc];});
+ /* marker labels never overlap: each goes to the first of LANES rows above the plot where it
+  * clears the labels already there (measured widths); one that fits none is left to its tooltip */
+ var LANES=3,GAP=6,lanes=[],placed=[],hidden=0,nl=1;
+ marks.map(function(m,i){return {m:m,i:i,x:L+(W-L-R)*m.t/tmax};}).sort(function(a,b){return a.x-b.x||a.i-b.i;}).forEach(function(o){
+  var txt=o.m.label.length>24?o.m.label.slice(0,23)+'\u2026':o.m.label;if(!txt)return;var w=textw(txt,10),nr=o.x+3+w>W-R,x0=nr?o.x-3-w:o.x+3,x1=x0+w;
+  for(var k=0;k<LANES;k++){if(lanes[k]===undefined||x0>=lanes[k]+GAP){lanes[k]=x1;placed.push({m:o.m,txt:txt,lane:k,x0:x0,x1:x1,nr:nr,x:o.x});nl=Math.max(nl,k+1);return;}}
+  hidden++;});
+ T=22+12*(nl-1);H+=12*(nl-1);
  var ymax=1;g.series.forEach(function(s){ymax=Math.max(ymax,s.peak);});g.ooms.forEach(function(o){ymax=Math.max(ymax,o.live);});
  var un=Math.pow(1024,Math.max(0,Math.floor(Math.log(ymax)/Math.log(1024)))),ys=nice(ymax*1.08/un/4)*un;ymax=Math.ceil(ymax*1.08/ys)*ys;var xs=XS;
  var svg=sv('svg',{viewBox:'0 0 '+W+' '+H,height:H,'class':'gpu-chart','data-gpu':g.uuid},box);
@@ -38,8 +51,11 @@ function chart(sec,g,gi){
  for(var v=0;v<=ymax+ys/2;v+=ys){var y=Y(v);sv('line',{x1:L,x2:W-R,y1:y,y2:y,stroke:'#e5e7eb'},svg);sv('text',{x:L-6,y:y+4,'text-anchor':'end','font-size':11,fill:'#6b7280',text:hs(Math.round(v))},svg);}
  for(var t=0;t<=tmax*1.0001;t+=xs){var x=X(t);sv('line',{x1:x,x2:x,y1:H-B,y2:H-B+4,stroke:'#9ca3af'},svg);sv('text',{x:x,y:H-B+16,'text-anchor':'middle','font-size':11,fill:'#6b7280',text:ts(t)},svg);}
  sv('line',{x1:L,x2:W-R,y1:H-B,y2:H-B,stroke:'#9ca3af'},svg);
- var mine={};g.series.forEach(function(s){mine[s.proc]=1;});var marks=D.markers.filter(function(m){return mine[m.proc];});
- marks.forEach(function(m){var x=X(m.t);sv('line',{x1:x,x2:x,y1:T,y2:H-B,stroke:'#9ca3af','stroke-dasharray':'3,3','class':'marker'},svg);var nr=x>W-R-140,tt=sv('text',{x:nr?x-3:x+3,y:T-6,'text-anchor':nr?'end':'start','font-size':10,fill:'#6b7280',text:m.label.length>24?m.label.slice(0,23)+'\u2026':m.label},svg);sv('title',{text:m.label+' ('+pl(m.proc)+', '+ts(m.t)+')'},tt);});
+ marks.forEach(function(m){var x=X(m.t);if(m.t_end!==undefined){var xe=X(m.t_end);sv('rect',{x:x,y:T,width:Math.max(0.5,xe-x),height:H-B-T,fill:'#9ca3af','fill-opacity':0.07,'class':'range'},svg);}
+  var ln=sv('line',{x1:x,x2:x,y1:T,y2:H-B,stroke:'#9ca3af','stroke-dasharray':'3,3','class':'marker'},svg);sv('title',{text:(m.label||'(no label)')+' ('+(m.kind||'mark')+', '+pl(m.proc)+', '+ts(m.t)+(m.t_end!==undefined?' to '+ts(m.t_end):'')+')'},ln);});
+ placed.forEach(function(p){var tt=sv('text',{x:p.nr?p.x1:p.x0,y:T-6-12*p.lane,'text-anchor':p.nr?'end':'start','font-size':10,fill:'#6b7280','class':'marker-label','data-x0':p.x0.toFixed(1),'data-x1':p.x1.toFixed(1),'data-lane':p.lane,text:p.txt},svg);
+  sv('title',{text:p.m.label+' ('+pl(p.m.proc)+', '+ts(p.m.t)+')'},tt);});
+ if(hidden)sv('text',{x:W-R,y:H-4,'text-anchor':'end','font-size':10,fill:'#6b7280','class':'marker-hidden',text:hidden+' marker label'+(hidden>1?'s':'')+' not shown (no room): hover the dashed lines'},svg);
  if(g.total&&g.total<ymax){var yt=Y(g.total);sv('line',{x1:L,x2:W-R,y1:yt,y2:yt,stroke:'#dc2626','stroke-dasharray':'6,3','stroke-width':1},svg);sv('text',{x:W-R,y:yt-4,'text-anchor':'end','font-size':10,fill:'#dc2626',text:'capacity '+hs(g.total)},svg);}
  g.series.forEach(function(s,i){var p=s.pts,d='',c=COL[i%COL.length];if(!p.length)return;d='M'+X(p[0]).toFixed(1)+' '+Y(p[1]).toFixed(1);
   for(var j=4;j<p.length;j+=4){d+='H'+X(p[j]).toFixed(1)+'V'+Y(p[j+1]).toFixed(1);}
@@ -65,7 +81,8 @@ function chart(sec,g,gi){
 }
 var ib=el('section',null,root);el('h2',{text:'Imbalance across GPUs and ranks'},ib);el('p',{'class':'verdict',text:D.imbalance.verdict},ib);
 var g2=el('div',{'class':'grid2'},ib);
-bars(g2,'Peak per GPU',D.imbalance.gpus.map(function(g){return {l:g.uuid.slice(0,13)+'\u2026 '+(g.pci||''),v:g.peak,b:g.outlier,t:g.uuid+' '+g.name};}));
+var ORD={};D.gpus.forEach(function(g){ORD[g.uuid]=g;});
+bars(g2,'Peak per GPU',D.imbalance.gpus.map(function(g){var o=ORD[g.uuid]?ordl(ORD[g.uuid]):'';return {l:o+g.uuid.slice(0,13)+'\u2026',v:g.peak,b:g.outlier,t:o+g.uuid+' '+g.name+' '+(g.pci||'')};}));
 bars(g2,'Peak per rank / process',D.processes.map(function(p,i){return {l:pl(i)+(p.host?' @'+p.host:''),v:p.peak,t:p.command||''};}));
 function bars(p,title,rows){var d=el('div',null,p);el('h3',{text:title},d);if(!rows.length){el('p',{'class':'muted',text:'none'},d);return;}
  var mx=1,mean=0;rows.forEach(function(r){mx=Math.max(mx,r.v);mean+=r.v;});mean/=rows.length;var W=620,rh=22,L=200,H=rows.length*rh+24;
@@ -84,6 +101,25 @@ if(!D.peaks.length)el('p',{'class':'muted',text:'No device memory recorded.'},pt
  ['peak','device','when','live then','allocations','stack'].forEach(function(h){el('th',{text:h},hr2);});var bd2=el('tbody',null,tb2);
  D.peaks.forEach(function(p){p.top.forEach(function(s,i){var r=el('tr',null,bd2);el('td',{'class':'n',text:i?'':hs(p.bytes)},r);el('td',{'class':'mono',text:i?'':'device '+p.dev+' '+p.uuid+', '+(p.rank>=0?'rank '+p.rank+' ':'')+'pid '+p.pid},r);
   el('td',{'class':'n',text:i?'':ts(p.t)},r);el('td',{'class':'n',text:hs(s.bytes)},r);el('td',{'class':'n',text:String(s.allocs)},r);stackDetails(s.stack,el('td',null,r));});});}
+var os=el('section',null,root);el('h2',{text:'Out-of-memory errors'},os);
+if(!D.ooms.length)el('p',{'class':'muted',text:'No OOM errors.'},os);else{var tb4=el('table',{id:'oom-table'},os),hr4=el('tr',null,el('thead',null,tb4));
+ ['requested','device','when','live then','API','failed call','what was live then'].forEach(function(h){el('th',{text:h},hr4);});var bd4=el('tbody',null,tb4);
+ D.ooms.forEach(function(o){var r=el('tr',null,bd4);el('td',{'class':'n',text:hs(o.requested)},r);el('td',{'class':'mono',text:devl(o.dev,o.uuid)+', '+(o.rank>=0?'rank '+o.rank+' ':'')+'pid '+o.pid},r);
+  el('td',{'class':'n',text:ts(o.t)},r);el('td',{'class':'n',text:hs(o.live)+(o.total?' of '+hs(o.total):'')},r);el('td',{'class':'mono',text:o.api||'?'},r);stackDetails(o.stack,el('td',null,r));
+  var lt=el('td',{'class':'oom-live'},r);if(!o.live_then.length)el('span',{'class':'muted',text:'nothing'},lt);
+  o.live_then.forEach(function(s){var d=el('div',null,lt);el('span',{'class':'n',text:hs(s.bytes)+' in '+s.allocs+' allocation'+(s.allocs===1?'':'s')+': '},d);stackDetails(s.stack,d);});});}
+var grs=el('section',null,root);el('h2',{text:'Growth per marker: stacks whose live bytes grow at every marker of a label (each on its own scale)'},grs);
+if(!D.growth.length)el('p',{'class':'muted',text:D.markers.length?'No stack grows across markers.':'No markers recorded.'},grs);else{var tb5=el('table',{id:'growth-table'},grs),hr5=el('tr',null,el('thead',null,tb5));
+ ['per marker','marker','where','first \u2192 last','its live bytes at each marker','stack'].forEach(function(h){el('th',{text:h},hr5);});var bd5=el('tbody',null,tb5);
+ D.growth.forEach(function(g){var r=el('tr',null,bd5);el('td',{'class':'n',text:'+'+hs(g.per_marker)},r);el('td',{text:'"'+g.label+'" '+g.kind+' \u00d7 '+g.markers},r);
+  el('td',{'class':'mono',text:devl(g.dev,g.uuid)+', '+(g.rank>=0?'rank '+g.rank+' ':'')+'pid '+g.pid},r);el('td',{'class':'n',text:hs(g.first)+' \u2192 '+hs(g.last)},r);spark(g,el('td',null,r));stackDetails(g.stack,el('td',null,r));});}
+function spark(g,p){var W=260,H=52,L=58,R=6,T=6,B=14,pt=g.pts,mx=1,mn=Infinity;for(var i=1;i<pt.length;i+=2){mx=Math.max(mx,pt[i]);mn=Math.min(mn,pt[i]);}if(!(mn<mx))mn=0;
+ var n=Math.max(1,g.markers-1),s=sv('svg',{viewBox:'0 0 '+W+' '+H,width:W,height:H,'class':'growth-spark','data-ymin':mn,'data-ymax':mx},p);
+ function X(k){return L+(W-L-R)*k/n;}function Y(v){return T+(H-T-B)*(1-(v-mn)/(mx-mn));}
+ sv('text',{x:L-4,y:T+8,'text-anchor':'end','font-size':10,fill:'#6b7280',text:hs(mx)},s);sv('text',{x:L-4,y:H-B,'text-anchor':'end','font-size':10,fill:'#6b7280',text:hs(mn)},s);
+ sv('line',{x1:L,x2:W-R,y1:H-B,y2:H-B,stroke:'#9ca3af'},s);sv('text',{x:L,y:H-2,'font-size':9,fill:'#6b7280',text:'marker 1'},s);sv('text',{x:W-R,y:H-2,'text-anchor':'end','font-size':9,fill:'#6b7280',text:String(g.markers)},s);
+ var d='';for(var j=0;j<pt.length;j+=2)d+=(j?'L':'M')+X(pt[j]).toFixed(1)+' '+Y(pt[j+1]).toFixed(1);sv('path',{d:d,fill:'none',stroke:'#dc2626','stroke-width':1.6,'class':'growth-series'},s);
+ sv('title',{text:'"'+g.label+'": '+hs(g.first)+' at its first marker, '+hs(g.last)+' at its last, +'+hs(g.per_marker)+' per marker'},s);}
 var fs=el('section',null,root);el('h2',{text:'Icicle graphs (outermost frame on top; click to zoom, click the top bar to zoom out)'},fs);
 icicle(fs,'Leaked bytes',D.flame_leaks,'ice-leaks');icicle(fs,'Bytes live at the peak',D.flame_peak,'ice-peak');
 function icicle(p,title,folded,id){var d=el('div',{id:id},p);el('h3',{text:title},d);if(!folded.length){el('p',{'class':'muted',text:'nothing'},d);return;}

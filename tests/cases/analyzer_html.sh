@@ -3,8 +3,12 @@
 # a rank holding an extra replica, an OOM on rank 3, a hostile marker label) rendered in headless
 # Chromium: the charts, tables and icicle graphs exist in the DOM, no script error, nothing
 # injected, no network reference; a screenshot is kept in build/test-artifacts/report.png (and
-# CMT_UPDATE_SCREENSHOT=1 copies it to docs/report-screenshot.png). Then a large synthetic dump is
-# downsampled without losing its peak or its OOM, and timeline --perfetto of the job is checked.
+# CMT_UPDATE_SCREENSHOT=1 copies it to docs/report-screenshot.png). What the text report shows is
+# there too: the OOM table (failed request, its stack, what was live), device ordinals next to
+# UUIDs, the growth-per-marker table with each growing stack's own series (a 4 KiB-per-iteration
+# leak under 48 MiB: tests/golden/growth.script), and marker labels that never overlap (hundreds
+# of close markers). Then a large synthetic dump is downsampled without losing its peak or its
+# OOM, and timeline --perfetto of the job is checked.
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
@@ -101,6 +105,24 @@ grep -q 'id="ice-leaks"><h3>Leaked bytes</h3><div><svg' dom.html && grep -q 'id=
     || fail "icicle graphs"
 grep -q '<img' dom.html && fail "markup injected through a marker label"
 grep -q 'done &lt;/script&gt;&lt;img src=x' dom.html || fail "hostile label not shown as text"
+# what the text report shows: the OOM table with the failed call's stack and what was live then,
+# device ordinals next to the UUIDs (chart titles, imbalance bars)
+grep -q 'id="oom-table"' dom.html || fail "no OOM table"
+python3 - <<'P' || fail "OOM table / device ordinals"
+import re
+h = open("dom.html").read()
+t = re.search(r'<table id="oom-table">(.*?)</table>', h, re.S).group(1)
+rows = re.findall(r'<tr>(.*?)</tr>', t, re.S)[1:]
+assert len(rows) == 1, rows
+r = rows[0]
+assert "64.0 GiB" in r and "cuMemAlloc" in r and "<summary>try_huge_batch" in r, r
+assert re.search(r'device 3 GPU-[0-9a-f-]+, rank 3 pid', r), r
+assert re.search(r'class="oom-live".*load_weights', r, re.S) and "cache_attention_mask" in r, r   # live then
+titles = re.findall(r'<h3>(device \d+ · GPU-[^<]*)</h3>', h)
+assert len(titles) == 4 and sorted(t.split(" ")[1] for t in titles) == ["0", "1", "2", "3"], titles
+assert len(re.findall(r'>device \d+ · GPU-[0-9a-f]{8}', h)) >= 8, "imbalance bars without ordinals"
+P
+# marker labels of the job: laid out without overlap (checked below with many close markers too)
 art=$CMT_BUILD/test-artifacts; mkdir -p "$art"
 rm -f "$art/report.png"
 chrome --screenshot="$art/report.png" --window-size=1400,1000 --hide-scrollbars "file://$PWD/report.html" >/dev/null 2>&1
@@ -124,6 +146,81 @@ for g in d["gpus"]:
 oom = [o for g in d["gpus"] for o in g["ooms"]]
 assert len(oom) == 1 and oom[0]["requested"] == 64 << 30 and d["stacks"][oom[0]["stack"]][0].startswith("try_huge_batch"), oom
 assert len([m for m in d["markers"] if m["label"].startswith("epoch")]) == 16
+P
+# marker_labels DOM: no two marker labels of one chart overlap (their measured extents, per row),
+# their positions are the ones drawn; prints how many were drawn and how many were left to tooltips
+marker_labels() {
+    python3 - "$1" <<'P'
+import re, sys
+h = open(sys.argv[1]).read()
+shown = hidden = 0
+for svg in re.findall(r'<svg[^>]*class="gpu-chart".*?</svg>', h, re.S):
+    lanes = {}
+    for a, txt in re.findall(r'<text ([^>]*class="marker-label"[^>]*)>([^<]*)<', svg):
+        at = dict(re.findall(r'([\w-]+)="([^"]*)"', a))
+        x0, x1, x = float(at["data-x0"]), float(at["data-x1"]), float(at["x"])
+        assert x1 > x0 and abs(x - (x1 if at.get("text-anchor") == "end" else x0)) < 0.11, at
+        lanes.setdefault((at["data-lane"], at["y"]), []).append((x0, x1, txt))
+    assert len({l for l, y in lanes}) == len(lanes), "a row of labels at two heights"
+    for k, v in lanes.items():
+        v.sort()
+        for p, q in zip(v, v[1:]):
+            assert q[0] >= p[1], ("overlapping marker labels", k, p, q)
+        shown += len(v)
+    m = re.search(r'class="marker-hidden"[^>]*>(\d+) marker label', svg)
+    hidden += int(m.group(1)) if m else 0
+print(shown, hidden)
+P
+}
+read shown hidden < <(marker_labels dom.html) || fail "marker labels overlap in the job's report"
+[ "${shown:-0}" -ge 20 ] || fail "marker labels of the job: $shown shown, $hidden hidden"
+# many close markers: 400 within a few ms, labels of every length, then a few far apart
+python3 - >close.script <<'P'
+print("header pid=9 host=m rank=0 cmd=close")
+print("device ord=2 uuid=GPU-77777777-0000-0000-0000-000000000002 name=M pci=0000:77:00.0 total=16G")
+t = 1001000
+print(f"alloc dev=2 ptr=0x1000 size=1G t={t}")
+for i in range(400):
+    t += 7000
+    print(f'marker label="{"step " + str(i) + " " + "x" * (i % 30)}" t={t}')
+for i in range(5):
+    t += 50000000
+    print(f'marker label="far {i}" t={t}')
+print(f"free dev=2 ptr=0x1000 t={t + 1000}")
+print(f"exit clean t={t + 2000}")
+P
+"$MKDUMP" close.script close.cmt || fail "mkdump close"
+expect_rc 0 "$CMT_BIN" report --html --no-symbols -o close.html close.cmt
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/close.html" >closedom.html 2>close.log
+grep -Ei 'CONSOLE.*(Uncaught|Error)' close.log && fail "console error (close)"
+grep -q 'data-rendered="ok"' closedom.html || fail "the close-markers report did not render"
+grep -q 'data-error="1"' closedom.html && fail "script error (close markers)"
+read shown hidden < <(marker_labels closedom.html) || fail "close marker labels overlap"
+[ "$shown" -ge 8 ] && [ $((shown + hidden)) = 405 ] || fail "close markers: $shown shown + $hidden hidden != 405"
+grep -q '>far 4<' closedom.html || fail "a lone marker far from the others lost its label"
+grep -q '<h3>device 2 · GPU-77777777' closedom.html || fail "device ordinal next to the UUID"
+# growth per marker: a 4 KiB-per-iteration leak under 48 MiB of weights gets its own series
+"$MKDUMP" "$CMT_ROOT/tests/golden/growth.script" growth.cmt || fail "mkdump growth"
+expect_rc 0 "$CMT_BIN" report --html --no-symbols -o growth.html growth.cmt
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/growth.html" >growthdom.html 2>growth.log
+grep -Ei 'CONSOLE.*(Uncaught|Error)' growth.log && fail "console error (growth)"
+grep -q 'data-rendered="ok"' growthdom.html || fail "the growth report did not render"
+grep -q 'data-error="1"' growthdom.html && fail "script error (growth)"
+python3 - <<'P' || fail "growth table"
+import re
+h = open("growthdom.html").read()
+t = re.search(r'<table id="growth-table">(.*?)</table>', h, re.S).group(1)
+rows = re.findall(r'<tr>(.*?)</tr>', t, re.S)[1:]
+assert len(rows) == 2, len(rows)
+for r in rows:
+    assert "+4.00 KiB" in r and "device 1 GPU-33333333-0000-0000-0000-000000000001" in r, r
+    sp = re.search(r'<svg [^>]*class="growth-spark" data-ymin="(\d+)" data-ymax="(\d+)"', r)
+    assert sp and int(sp.group(1)) == 4096 and int(sp.group(2)) == 39 * 4096, r   # its own scale, not 48 MiB
+    assert r.count('class="growth-series"') == 1 and ">156 KiB<" in r, r
+assert '"iteration" mark' in rows[0] + rows[1] and '"step" range' in rows[0] + rows[1]
+o = re.search(r'<table id="oom-table">(.*?)</table>', h, re.S).group(1)
+assert "64.0 MiB" in o and "of 80.0 MiB" in o and "cuMemAlloc_v2" in o and o.count("allocation") >= 3, o
+assert 'class="marker-label"' in h and '>step<' in h and not re.search(r'class="marker-label"[^>]*></text>', h)
 P
 # a large dump: 300000 events, a single spike (the peak) and an OOM in the middle
 python3 - >big.script <<'P'
