@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "render_html.h"
@@ -17,7 +18,7 @@ static const char report_help[] =
     "peaks with the stacks live then, OOMs, GPU imbalance and anomalies.\n"
     "  --json               JSON output (schema: PREFIX/share/cumemtrack/report-schema.json)\n"
     "  --html               one self-contained HTML file (charts per GPU, tables, icicle graphs);\n"
-    "                       use with -o OUT.html\n"
+    "                       use with -o OUT.html (never written to a terminal; not with --json)\n"
     "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
@@ -69,6 +70,16 @@ int cmt_cmd_report(int argc, char **argv) {
     if (prc >= 0) return prc;
     int json = fl.json, html = fl.html;
     const char *out = cli.out;
+    if (json && html) {
+        cmt_msg("report: --json and --html conflict: choose one\n%s", report_help);
+        cmt_suppress_free(&cli.supp);
+        return 2;
+    }
+    if (html && (!out || !strcmp(out, "-")) && isatty(STDOUT_FILENO)) {
+        cmt_msg("report: --html writes one HTML file: give -o OUT.html (or redirect stdout), not a terminal");
+        cmt_suppress_free(&cli.supp);
+        return 2;
+    }
     struct cmt_report_opts ro = cli.ro;
     struct cmt_analysis a;
     struct cmt_tl tl;

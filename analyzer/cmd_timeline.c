@@ -46,11 +46,15 @@ int cmt_cmd_timeline(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            fmt = CMT_TL_CSV;
+        case 'p': {
+            int want = c == 'c' ? CMT_TL_CSV : CMT_TL_PERFETTO;
+            if (fmt != CMT_TL_TEXT && fmt != want) {
+                cmt_msg("timeline: --csv and --perfetto conflict: choose one\n%s", timeline_help);
+                return 2;
+            }
+            fmt = want;
             break;
-        case 'p':
-            fmt = CMT_TL_PERFETTO;
-            break;
+        }
         case 'o':
             out = optarg;
             break;
