@@ -24,7 +24,7 @@
 #define CMT_IMBALANCE_OUTLIER 1.2
 
 struct cmt_report_opts {
-    size_t top_n;                          /* leak / peak / OOM stacks listed (0: 10) */
+    size_t top_n;                          /* leak / peak / OOM stacks listed (0: 10; CMT_TOP_ALL: all) */
     int no_symbols;                        /* --no-symbols */
     const char *debug_dir;                 /* --debug-dir */
     struct cmt_suppressions *suppressions; /* may be NULL; hit counters are updated */

@@ -19,7 +19,7 @@ static const char report_help[] =
     "  --json               JSON output (schema: PREFIX/share/cumemtrack/report-schema.json)\n"
     "  --html               one self-contained HTML file (charts per GPU, tables, icicle graphs);\n"
     "                       use with -o OUT.html (never written to a terminal; not with --json)\n"
-    "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"
+    "  --top N              stacks listed per leak/peak/OOM section (default 10; --json: all)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR (DIR/.build-id/xx/yyyy.debug, DIR/NAME)\n"
@@ -84,6 +84,7 @@ int cmt_cmd_report(int argc, char **argv) {
     struct cmt_analysis a;
     struct cmt_tl tl;
     size_t top = ro.top_n ? ro.top_n : 10;
+    if (json && !ro.top_n) ro.top_n = CMT_TOP_ALL; /* JSON lists every leak, peak stack and OOM stack */
     cmt_tl_init(&tl, &a, html ? CMT_HTML_BUCKETS : 0);
     if (html) { /* the timeline told by the replays; every stack of the peaks for the icicle graph */
         ro.observer = cmt_tl_observe;

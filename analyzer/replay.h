@@ -20,6 +20,8 @@
 enum cmt_leak_at { CMT_AT_EXIT = 0, CMT_AT_TEARDOWN = 1, CMT_AT_DIED = 2 };
 const char *cmt_leak_at_name(int at);
 
+#define CMT_TOP_ALL ((size_t)-1) /* a top_n that keeps every stack */
+
 struct cmt_stack_bytes {
     uint64_t stack; /* stack id (0: none) */
     uint64_t bytes, allocations;
@@ -156,7 +158,7 @@ struct cmt_replay {
     struct cmt_replay_live *t; /* internal */
 };
 
-/* Initialises r (top_n stacks per snapshot, 0 means 10). */
+/* Initialises r (top_n stacks per snapshot, 0 means 10, CMT_TOP_ALL every stack). */
 int cmt_replay_init(struct cmt_replay *r, size_t top_n);
 /* Applies one event. */
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *ev);

@@ -39,3 +39,32 @@ PY
 expect_rc 0 "$CMT_BIN" report --html --no-symbols basic.cmt   # redirected: fine
 grep -qi "<html" out.txt || fail "report --html to a file"
 echo "ITEM8 ok"
+
+# --- item 6: JSON lists every leak, peak stack and OOM stack unless --top N; text keeps 10
+{
+    echo 'header pid=200 host=n1'
+    echo 'api id=1 name=cuMemAlloc_v2'
+    echo 'device ord=0 uuid=GPU-11111111-2222-3333-4444-555555555555 name=G pci=0000:10:00.0 total=80G'
+    for i in $(seq 1 15); do echo "stack id=$i 0x$((4096 * i))"; done
+    for i in $(seq 1 15); do echo "alloc dev=0 ptr=0x$((7000000 + i))000 size=${i}M kind=device stack=$i api=cuMemAlloc_v2"; done
+    echo 'oom dev=0 size=100G stack=1 api=cuMemAlloc_v2'
+    echo 'exit clean status=0'
+} >many.script
+"$MKDUMP" many.script many.cmt || fail mkdump
+expect_rc 0 "$CMT_BIN" report --json --no-symbols many.cmt
+python3 - out.txt 15 <<'PY' || fail "report --json does not list every leak/peak/OOM stack"
+import json, sys
+r = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert len(r["leaks"]) == n, len(r["leaks"])
+assert len(r["peak"][0]["top"]) == n, len(r["peak"][0]["top"])
+assert len(r["oom"][0]["top"]) == n, len(r["oom"][0]["top"])
+PY
+expect_rc 0 "$CMT_BIN" report --json --top 3 --no-symbols many.cmt
+python3 - out.txt 3 <<'PY' || fail "report --json --top 3"
+import json, sys
+r = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+assert len(r["leaks"]) == n and len(r["peak"][0]["top"]) == n and len(r["oom"][0]["top"]) == n
+PY
+expect_rc 0 "$CMT_BIN" report --no-symbols many.cmt
+[ "$(grep -c 'in 1 allocation' out.txt)" -le 30 ] || fail "text report no longer stops at 10"
+echo "ITEM6 ok"
