@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -89,10 +90,11 @@ static const char *exit_name(const struct cmt_replay *r) {
 }
 
 static char *join_cmdline(const struct cmt_file_header *h) {
-    size_t n = h->cmdline_len <= sizeof h->cmdline ? h->cmdline_len : sizeof h->cmdline;
+    size_t cap = cmt_header_cmdline_cap(h); /* a 2.0 cmdline may run to the header's end */
+    size_t n = h->cmdline_len <= cap ? h->cmdline_len : cap;
     char *s = malloc(n + 1);
     if (!s) return NULL;
-    memcpy(s, h->cmdline, n);
+    memcpy(s, (const char *)h + offsetof(struct cmt_file_header, cmdline), n);
     s[n] = 0;
     while (n && !s[n - 1])
         n--;
@@ -208,6 +210,10 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     fix_cstr(p->hdr.cuda_visible_devices, sizeof p->hdr.cuda_visible_devices);
     fix_cstr(p->hdr.cuda_device_order, sizeof p->hdr.cuda_device_order);
     p->command = join_cmdline(&p->hdr);
+    if (!cmt_header_has_identity(&p->hdr)) { /* 2.0: those bytes are the end of cmdline */
+        p->hdr.proc_start_ticks = 0;
+        memset(p->hdr.dump_id, 0, sizeof p->hdr.dump_id);
+    }
     p->truncated = cmt_dump_truncated(d);
     p->writers = cmt_dump_writers(d);
     p->blocks = cmt_dump_blocks(d);

@@ -25,8 +25,9 @@ int cmt_close_output(FILE *f, const char *path);
  * closes it: the first non-zero exit code, or 0. */
 int cmt_write_output(const char *path, int (*write)(void *arg, FILE *f), void *arg);
 
-/* Expands DUMP|DIR arguments into a malloc'd array of malloc'd paths (dirs: regular files whose
- * name contains ".cmt", sorted). Returns 0, or -1 with err set. */
+/* Expands DUMP|DIR arguments into a malloc'd array of malloc'd paths (dirs: regular files named
+ * *.cmt or *.cmt.N, sorted); a file holding the same dump as an earlier one (a copy, or named
+ * twice) is left out with a message on stderr. Returns 0, or -1 with err set. */
 int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char *err, size_t errlen);
 void cmt_free_paths(char **paths, size_t n);
 

@@ -14,7 +14,8 @@
 
 static const char report_help[] =
     "usage: cumemtrack report [OPTIONS] DUMP|DIR...\n"
-    "Reads dumps (a DIR means every *.cmt* file in it; many processes are merged) and reports leaks,\n"
+    "Reads dumps (a DIR means every *.cmt and *.cmt.N file in it; many processes are merged; a copy\n"
+    "of a dump is counted once) and reports leaks,\n"
     "peaks with the stacks live then, OOMs, GPU imbalance and anomalies.\n"
     "  --json               JSON output (schema: PREFIX/share/cumemtrack/report-schema.json)\n"
     "  --html               one self-contained HTML file (charts per GPU, tables, icicle graphs);\n"

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -115,6 +116,35 @@ static void release(struct cmt_dump *d, uint64_t off, uint64_t end) {
     if (b > a) madvise((void *)(d->map + a), (size_t)(b - a), MADV_DONTNEED);
 }
 
+int cmt_header_has_identity(const struct cmt_file_header *h) {
+    return h->version_major > 2 || (h->version_major == 2 && h->version_minor >= 1);
+}
+
+size_t cmt_header_cmdline_cap(const struct cmt_file_header *h) {
+    return cmt_header_has_identity(h) ? sizeof h->cmdline : CMT_HEADER_SIZE - offsetof(struct cmt_file_header, cmdline);
+}
+
+int cmt_dump_read_header(const char *path, struct cmt_file_header *h) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = pread(fd, h, sizeof *h, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof *h || memcmp(h->magic, CMT_MAGIC, 8) != 0 ||
+        h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR)
+        return -1;
+    if (!cmt_header_has_identity(h)) {
+        h->proc_start_ticks = 0;
+        memset(h->dump_id, 0, sizeof h->dump_id);
+    }
+    return 0;
+}
+
+int cmt_header_same_dump(const struct cmt_file_header *a, const struct cmt_file_header *b) {
+    return a->pid == b->pid && a->start_realtime_ns == b->start_realtime_ns &&
+           a->start_clock_ns == b->start_clock_ns && !memcmp(a->dump_id, b->dump_id, sizeof a->dump_id) &&
+           !strncmp(a->host, b->host, sizeof a->host);
+}
+
 struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -160,8 +190,9 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         snprintf(buf, sizeof buf, "offset 12 (header_size): file (%zu bytes) shorter than its header (%u bytes)", size,
                  h->header_size);
         why = buf;
-    } else if (h->cmdline_len > sizeof h->cmdline) {
-        snprintf(buf, sizeof buf, "offset 336 (cmdline_len): %u exceeds %zu", h->cmdline_len, sizeof h->cmdline);
+    } else if (h->cmdline_len > cmt_header_cmdline_cap(h)) {
+        snprintf(buf, sizeof buf, "offset 336 (cmdline_len): %u exceeds %zu", h->cmdline_len,
+                 cmt_header_cmdline_cap(h));
         why = buf;
     } else if (h->start_realtime_ns < 0 || h->start_realtime_ns >= CMT_TIME_MAX) {
         snprintf(buf, sizeof buf, "offset 56 (start_realtime_ns): time %lld outside [0, 2^62)",

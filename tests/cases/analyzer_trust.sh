@@ -68,3 +68,26 @@ PY
 expect_rc 0 "$CMT_BIN" report --no-symbols many.cmt
 [ "$(grep -c 'in 1 allocation' out.txt)" -le 30 ] || fail "text report no longer stops at 10"
 echo "ITEM6 ok"
+
+# --- item 2: the same dump counted once (identified by host, pid, start and the random id);
+# a directory reads *.cmt and *.cmt.N only
+expect_rc 0 "$CMT_BIN" report --json --no-symbols basic.cmt
+one=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["leaked_bytes"])' out.txt)
+expect_rc 0 "$CMT_BIN" report --json --no-symbols basic.cmt basic.cmt
+two=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["leaked_bytes"])' out.txt)
+[ "$one" = "$two" ] || fail "report a.cmt a.cmt: leaked $two, not $one"
+grep -q "basic.cmt: the same dump as basic.cmt" err.txt || fail "duplicate not named on stderr: $(cat err.txt)"
+mkdir -p dir && cp basic.cmt dir/a.cmt && cp basic.cmt dir/a.cmt.bak && cp basic.cmt dir/b.cmt.1
+expect_rc 0 "$CMT_BIN" report --json --no-symbols dir
+[ "$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["summary"]["leaked_bytes"], len(r["processes"]))' out.txt)" = "$one 1" ] ||
+    fail "a directory with copies counts them: $(head -c 300 out.txt)"
+grep -q "dir/b.cmt.1: the same dump as dir/a.cmt" err.txt || fail "copy b.cmt.1 not named"
+grep -q "a.cmt.bak" err.txt && fail "a .cmt.bak file was read"
+# another dump of the same process (same host, pid and start) with another id is another dump
+sed 's/^header pid=100/header pid=100 id=1234abcd/' "$g/basic.script" >other.script
+"$MKDUMP" other.script other.cmt || fail mkdump
+expect_rc 0 "$CMT_BIN" report --json --no-symbols basic.cmt other.cmt
+[ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["processes"]))' out.txt)" = 2 ] ||
+    fail "two dumps with different ids were merged"
+expect_rc 0 "$CMT_BIN" check --max-leak-bytes 2M dir
+echo "ITEM2 ok"
