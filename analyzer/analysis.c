@@ -29,7 +29,10 @@ const char *cmt_anomaly_hint(int an) {
     case CMT_AN_TABLE_FULL:
         return "the tracker's pointer table was full: those allocations were not tracked";
     case CMT_AN_TRUNCATED_DUMPS:
-        return "a dump ends inside a block: copied while written, or the filesystem filled up";
+        return "a dump ends inside a block: copied while written, or the filesystem filled up; read up to its last "
+               "intact record";
+    case CMT_AN_UNREADABLE_DUMPS:
+        return "dumps that could not be read (named on stderr): their processes are missing from every figure";
     case CMT_AN_DIED_PROCESSES:
         return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
     case CMT_AN_UNMATCHED_PROC:
@@ -245,26 +248,22 @@ struct loader {
     char **paths, **errs;
     size_t n;
     _Atomic size_t next;
-    _Atomic int failed;
 };
 
 static void *load_worker(void *arg) {
     struct loader *L = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&L->next, 1);
-        if (i >= L->n || atomic_load(&L->failed)) break;
-        if (load_one(L->a, L->opts, i, L->paths[i], &L->errs[i]) != 0) {
-            if (!L->errs[i]) L->errs[i] = strdup("out of memory");
-            atomic_store(&L->failed, 1);
-        }
+        if (i >= L->n) break;
+        if (load_one(L->a, L->opts, i, L->paths[i], &L->errs[i]) != 0 && !L->errs[i])
+            L->errs[i] = strdup("out of memory");
     }
     return NULL;
 }
 
 /* Replays every dump; each process is independent, so they are spread over threads
  * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when the observer wants the
- * records in order).
- * The first failing path in argument order is reported. */
+ * records in order). A dump that fails is left out (unreadable[]); 3 when none could be read. */
 static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     struct loader L = {.a = a, .opts = opts, .paths = paths, .n = npaths};
     a->nprocs = npaths; /* unloaded entries stay zeroed: cmt_analysis_free copes */
@@ -287,12 +286,51 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     for (long t = 0; t < started; t++)
         pthread_join(th[t], NULL);
     free(th);
+    /* the dumps that failed go to unreadable[]; the others close ranks, in argument order */
     int rc = 0;
+    size_t nbad = 0, kept = 0;
     for (size_t i = 0; i < npaths; i++)
-        if (L.errs[i] && !rc) {
-            snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
-            rc = 3;
+        nbad += L.errs[i] != NULL;
+    a->unreadable = calloc(nbad + 1, sizeof *a->unreadable);
+    if (!a->unreadable) rc = 3;
+    for (size_t i = 0; i < npaths; i++) {
+        struct cmt_process *p = &a->procs[i];
+        if (!L.errs[i]) {
+            if (kept != i) a->procs[kept] = *p;
+            a->procs[kept++].input = i;
+            continue;
         }
+        if (!a->nunreadable) snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
+        if (a->unreadable) {
+            struct cmt_unreadable *u = &a->unreadable[a->nunreadable++];
+            u->path = strdup(paths[i]);
+            u->offset = -1;
+            const char *why = L.errs[i];
+            size_t pl = strlen(paths[i]);
+            if (!strncmp(why, paths[i], pl) && !strncmp(why + pl, ": ", 2)) why += pl + 2;
+            if (!strncmp(why, "offset ", 7)) {
+                char *end;
+                unsigned long long off = strtoull(why + 7, &end, 10);
+                if (end != why + 7) {
+                    u->offset = (int64_t)off;
+                    why = end;
+                    if (*why == ' ') why++;
+                    if (*why == ':') why++;
+                    if (*why == ' ') why++;
+                }
+            }
+            u->reason = strdup(why);
+            if (!u->path || !u->reason) rc = 3;
+        }
+        free(p->path);
+        free(p->command);
+        cmt_replay_free(&p->replay);
+        memset(p, 0, sizeof *p);
+    }
+    a->nprocs = kept;
+    a->anomalies[CMT_AN_UNREADABLE_DUMPS] = a->nunreadable;
+    if (rc) snprintf(a->err, sizeof a->err, "out of memory");
+    if (!kept && npaths) rc = 3; /* a->err: the first failure */
     for (size_t i = 0; i < npaths; i++)
         free(L.errs[i]);
     free(L.errs);
@@ -391,6 +429,11 @@ void cmt_analysis_free(struct cmt_analysis *a) {
         cmt_replay_free(&a->procs[i].replay);
     }
     free(a->procs);
+    for (size_t i = 0; i < a->nunreadable; i++) {
+        free(a->unreadable[i].path);
+        free(a->unreadable[i].reason);
+    }
+    free(a->unreadable);
     free(a->gpus);
     free(a->peaks);
     cmt_ranks_free(a->ranks);

@@ -37,6 +37,7 @@ struct cmt_report_opts {
 };
 
 struct cmt_process {
+    size_t input; /* index of its path in cmt_analysis_load's paths */
     char *path;
     struct cmt_file_header hdr; /* copy of the dump header */
     char *command;              /* cmdline joined with spaces */
@@ -71,6 +72,12 @@ struct cmt_peak { /* a GPU of a process whose live bytes peaked above zero */
     const struct cmt_devstate *dev;
 };
 
+struct cmt_unreadable { /* a dump left out of the analysis */
+    char *path;
+    int64_t offset; /* where it stopped making sense; -1: none (cannot open, out of memory) */
+    char *reason;
+};
+
 struct cmt_analysis {
     struct cmt_report_opts opts;
     struct cmt_symbolizer *sym;
@@ -89,12 +96,16 @@ struct cmt_analysis {
     size_t npeaks;
     struct cmt_ranks *ranks; /* per-rank view of a job (ranks.h) */
     uint64_t anomalies[CMT_AN_COUNT];
+    struct cmt_unreadable *unreadable; /* in argument order */
+    size_t nunreadable;
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];
 };
 
-/* Loads and replays every dump. Returns 0; 3 when an input is unreadable or corrupt (a->err says
- * which file and where). Call cmt_analysis_free in every case. */
+/* Loads and replays every dump it can read: one that cannot be read or is corrupt is left out and
+ * listed in unreadable[] (a truncated one is read up to its last intact record). Returns 0; 3 when
+ * no dump could be read (a->err says the first file and why) or out of memory. Call
+ * cmt_analysis_free in every case. */
 int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths);
 void cmt_analysis_free(struct cmt_analysis *a);
 

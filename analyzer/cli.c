@@ -204,6 +204,17 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
     }
 }
 
+void cmt_report_unreadable(const struct cmt_analysis *a) {
+    if (!a->nprocs) return; /* nothing read: the caller says why */
+    for (size_t i = 0; i < a->nunreadable; i++) {
+        const struct cmt_unreadable *u = &a->unreadable[i];
+        if (u->offset >= 0)
+            cmt_msg("%s: unreadable, left out: offset %lld: %s", u->path, (long long)u->offset, u->reason);
+        else
+            cmt_msg("%s: unreadable, left out: %s", u->path, u->reason);
+    }
+}
+
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
     char **paths, err[1024];
     size_t np;
@@ -213,6 +224,7 @@ int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, cha
         return 3;
     }
     int rc = cmt_analysis_load(a, ro, paths, np);
+    cmt_report_unreadable(a);
     if (rc) cmt_msg("%s", a->err);
     cmt_free_paths(paths, np);
     return rc;

@@ -78,6 +78,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     }
     uint64_t *tpid = calloc(npaths + 1, sizeof *tpid);
     int64_t base_real = 0;
+    int have_base = 0;
     if (!tpid) {
         cmt_msg("timeline: out of memory");
         cmt_free_paths(paths, npaths);
@@ -86,14 +87,10 @@ int cmt_cmd_timeline(int argc, char **argv) {
     /* headers first: the trace's time base and pids */
     for (size_t i = 0; i < npaths; i++) {
         struct cmt_dump *d = cmt_dump_open(paths[i], err, sizeof err);
-        if (!d) {
-            cmt_msg("%s", err);
-            free(tpid);
-            cmt_free_paths(paths, npaths);
-            return 3;
-        }
+        if (!d) continue; /* the analysis leaves it out and names it */
         const struct cmt_file_header *h = cmt_dump_header(d);
-        if (!i || h->start_realtime_ns < base_real) base_real = h->start_realtime_ns;
+        if (!have_base || h->start_realtime_ns < base_real) base_real = h->start_realtime_ns;
+        have_base = 1;
         uint64_t pid = h->pid;
         for (size_t k = 0; k < i; k++)
             if (tpid[k] == pid) pid += 1000000; /* same pid on another host */
@@ -124,6 +121,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     ro.observe_in_order = 1; /* rows stream out in record order, process after process */
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     int wrc = cmt_tl_writer_end(w, !rc);
+    cmt_report_unreadable(&a);
     if (rc)
         cmt_msg("%s", a.err);
     else if (cmt_tl_finish(&tl) != 0 || wrc != 0) {

@@ -655,7 +655,8 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
             rc = decode_payload(c, s, e, t, &why);
         }
         if (rc != 0) {
-            if (s->partial && !c->ok && c->p >= c->end) { /* cut by the truncation */
+            /* cut by the truncation: the record runs past the end of the file's last bytes */
+            if (s->partial && !c->ok && (c->p >= c->end || t >= CMT_REC_EXT_FIRST)) {
                 s->open = 0;
                 s->done = 1;
                 return 0;

@@ -401,6 +401,19 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     for (int k = 0; k < CMT_AN_COUNT; k++)
         cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
     cmt_json_object_end(j);
+    cmt_json_array(j, "unreadable");
+    for (size_t k = 0; k < a->nunreadable; k++) {
+        const struct cmt_unreadable *u = &a->unreadable[k];
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "file", u->path);
+        if (u->offset >= 0)
+            cmt_json_i64(j, "offset", u->offset);
+        else
+            cmt_json_null(j, "offset");
+        cmt_json_str(j, "reason", u->reason);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
     cmt_json_array(j, "suppressions");
     for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {
         const struct cmt_suppression *s = &a->opts.suppressions->v[k];

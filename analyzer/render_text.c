@@ -341,6 +341,8 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
             if (a->anomalies[k])
                 fprintf(f, "  %-21s %6llu  %s\n", cmt_anomaly_names[k], (unsigned long long)a->anomalies[k],
                         cmt_anomaly_hint(k));
+        for (size_t k = 0; k < a->nunreadable; k++)
+            fprintf(f, "    unreadable: %s (%s)\n", a->unreadable[k].path, a->unreadable[k].reason);
     }
     if (a->opts.suppressions && a->opts.suppressions->n) {
         fprintf(f, "\nsuppressions\n");

@@ -89,6 +89,7 @@ enum cmt_anomaly {
     CMT_AN_DROPPED_STACKS,
     CMT_AN_TABLE_FULL,
     CMT_AN_TRUNCATED_DUMPS,
+    CMT_AN_UNREADABLE_DUMPS, /* counted by the analysis: dumps left out (analysis.h unreadable[]) */
     CMT_AN_DIED_PROCESSES,
     CMT_AN_UNMATCHED_PROC,
     CMT_AN_CAPTURED_ALLOCATIONS,

@@ -91,3 +91,52 @@ expect_rc 0 "$CMT_BIN" report --json --no-symbols basic.cmt other.cmt
     fail "two dumps with different ids were merged"
 expect_rc 0 "$CMT_BIN" check --max-leak-bytes 2M dir
 echo "ITEM2 ok"
+
+# --- item 3: one bad dump does not sink a job; a truncated dump is read up to its last intact record
+mkdir -p job && cp basic.cmt job/a.cmt && "$MKDUMP" many.script job/b.cmt
+printf 'CUMEMTRKgarbage' >job/c.cmt; head -c 8192 /dev/zero >>job/c.cmt
+expect_rc 0 "$CMT_BIN" report --json --no-symbols job
+grep -q "job/c.cmt: unreadable, left out: offset" err.txt || fail "unreadable dump not named: $(cat err.txt)"
+python3 - out.txt <<'PY' || fail "unreadable dump not in the JSON"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["anomalies"]["unreadable_dumps"] == 1, r["anomalies"]
+u = r["unreadable"]
+assert len(u) == 1 and u[0]["file"].endswith("job/c.cmt") and isinstance(u[0]["offset"], int) and u[0]["reason"], u
+assert len(r["processes"]) == 2
+PY
+expect_rc 0 "$CMT_BIN" timeline --csv job
+grep -q "job/c.cmt: unreadable" err.txt || fail "timeline: unreadable dump not named"
+expect_rc 3 "$CMT_BIN" report job/c.cmt                 # nothing readable: exit 3
+# a record corrupt in the middle: unreadable at its offset, the others still read
+cp other.cmt job/d.cmt
+off=$("$CMT_BIN" dump --raw other.cmt | awk '/ ALLOC /{sub("off=","",$NF); print $NF; exit}')
+printf '\x30' | dd of=job/d.cmt bs=1 seek="$off" conv=notrunc 2>/dev/null
+expect_rc 0 "$CMT_BIN" report --json --no-symbols job
+python3 - out.txt "$off" <<'PY' || fail "a dump corrupt at a record: not left out with its offset"
+import json, sys
+r = json.load(open(sys.argv[1]))
+d = [u for u in r["unreadable"] if u["file"].endswith("job/d.cmt")]
+assert d and d[0]["offset"] == int(sys.argv[2]), r["unreadable"]
+PY
+# a real dump (tracer + fake driver, several writers) cut every 1 KiB: always readable, and every
+# record well before the cut is there
+if [ -x "${CMT_LIB:-$CMT_BUILD/libcumemtrack.so}" ] && [ -x "$CMT_BUILD/tests/progs/drv_fastbench" ]; then
+    LD_LIBRARY_PATH=$CMT_BUILD/tests/fakecuda LD_PRELOAD=${CMT_LIB:-$CMT_BUILD/libcumemtrack.so} \
+        CUMEMTRACK_OUTPUT=$PWD/real.cmt "$CMT_BUILD/tests/progs/drv_fastbench" 3000 2 >/dev/null 2>&1 || fail "drv_fastbench"
+    "$CMT_BIN" dump --raw real.cmt | sed -n 's/.* off=\([0-9]*\)$/\1/p' | sort -n >full.off
+    size=$(stat -c %s real.cmt); cuts=0
+    for ((c = 1024; c < size; c += 1024)); do
+        head -c "$c" real.cmt >cut.cmt
+        if [ "$c" -lt 4096 ]; then expect_rc 3 "$CMT_BIN" report --no-symbols cut.cmt; continue; fi
+        expect_rc 0 "$CMT_BIN" report --json --no-symbols cut.cmt
+        "$CMT_BIN" dump --raw cut.cmt | sed -n 's/.* off=\([0-9]*\)$/\1/p' | sort -n >cut.off
+        awk -v c="$c" '$1 + 8192 < c' full.off >want.off
+        [ -z "$(comm -23 want.off cut.off)" ] || fail "cut at $c: records before $((c - 8192)) lost"
+        cuts=$((cuts + 1))
+    done
+    [ "$cuts" -ge 200 ] || fail "only $cuts cut points"
+fi
+echo "ITEM3 ok"
+expect_rc 0 "$CMT_BIN" report --json --no-symbols job
+python3 "$CMT_ROOT/tests/tools/json_validate.py" "$CMT_ROOT/docs/report-schema.json" out.txt || fail "schema: report with unreadable dumps"
