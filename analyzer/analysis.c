@@ -43,6 +43,18 @@ const char *cmt_anomaly_hint(int an) {
     return "";
 }
 
+int cmt_anomaly_distrusts(int an) {
+    switch (an) {
+    case CMT_AN_UNREADABLE_DUMPS:
+    case CMT_AN_TRUNCATED_DUMPS:
+    case CMT_AN_DROPPED_EVENTS:
+    case CMT_AN_TABLE_FULL:
+    case CMT_AN_UNKNOWN_FREE:
+        return 1;
+    }
+    return 0;
+}
+
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t id) {
     struct cmt_stack_sym r = {0, NULL};
     const struct cmt_replay *rp = &a->procs[proc].replay;

@@ -115,6 +115,9 @@ void cmt_stack_sym_free(struct cmt_stack_sym *s);
 
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);
+/* 1 when anomaly an means the figures may be wrong (unreadable or truncated dumps, dropped events,
+ * full tables, unknown frees): `check` refuses to judge them without --allow-anomalies. */
+int cmt_anomaly_distrusts(int an);
 /* Anomalies of every kind but captured allocations (those are expected, not suspicious). */
 uint64_t cmt_analysis_anomalies(const struct cmt_analysis *a);
 /* The largest bytes_per_marker over all processes (0 when none); proc and index locate it. */

@@ -172,7 +172,7 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     }
     const struct cmt_file_header *h = map;
     const char *why = NULL;
-    char buf[160];
+    char buf[256];
     if (memcmp(h->magic, CMT_MAGIC, 8) != 0)
         why = "offset 0 (magic): not a cumemtrack dump (bad magic)";
     else if (h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR) {
@@ -201,6 +201,20 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     } else if (h->start_clock_ns < 0 || h->start_clock_ns >= CMT_TIME_MAX) {
         snprintf(buf, sizeof buf, "offset 64 (start_clock_ns): time %lld outside [0, 2^62)", (long long)h->start_clock_ns);
         why = buf;
+    } else {
+        static const char *const cnames[] = {
+#define CMT_CTR_NAME(id, name) name,
+            CMT_COUNTERS(CMT_CTR_NAME)
+#undef CMT_CTR_NAME
+        };
+        for (unsigned k = 0; k < CMT_CTR_COUNT && !why; k++) {
+            uint64_t v = h->counters[k], max = k == CMT_CTR_WRITE_STOPPED ? 1 : CMT_COUNTER_MAX;
+            if (v <= max) continue;
+            snprintf(buf, sizeof buf, "offset %zu (counter %s): %llu is more than a process could count (at most %llu)",
+                     offsetof(struct cmt_file_header, counters) + 8 * (size_t)k, cnames[k], (unsigned long long)v,
+                     (unsigned long long)max);
+            why = buf;
+        }
     }
     if (why) {
         set_err(err, errlen, path, "%s", why);

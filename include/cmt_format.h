@@ -258,6 +258,9 @@ enum cmt_counter {
         CMT_CTR_COUNT
 };
 #define CMT_MAX_COUNTERS 32
+/* A counter counts events of one process: above CMT_COUNTER_MAX (2^40, a million million calls)
+ * it is corruption, and so is write_stopped above 1. Readers check the counters they know. */
+#define CMT_COUNTER_MAX ((uint64_t)1 << 40)
 
 #define CMT_CLOCK_MONOTONIC 1
 #define CMT_TIME_MAX ((int64_t)1 << 62) /* ns: 146 years; every time lies in [0, CMT_TIME_MAX) */

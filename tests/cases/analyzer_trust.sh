@@ -6,6 +6,15 @@ set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 g=$CMT_ROOT/tests/golden
 "$MKDUMP" "$g/basic.script" basic.cmt || fail mkdump
+cat >clean.script <<'S'
+header pid=7
+device ord=0 uuid=GPU-11111111-2222-3333-4444-555555555555 name=G pci=0000:10:00.0 total=1G
+stack id=1 0x1000
+alloc dev=0 ptr=0x100 size=1M stack=1
+free dev=0 ptr=0x100
+exit clean
+S
+"$MKDUMP" clean.script clean.cmt || fail mkdump
 
 # --- item 8: conflicting options are usage errors; HTML never goes to a terminal
 expect_rc 2 "$CMT_BIN" report --json --html -o x.html basic.cmt
@@ -89,7 +98,7 @@ sed 's/^header pid=100/header pid=100 id=1234abcd/' "$g/basic.script" >other.scr
 expect_rc 0 "$CMT_BIN" report --json --no-symbols basic.cmt other.cmt
 [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["processes"]))' out.txt)" = 2 ] ||
     fail "two dumps with different ids were merged"
-expect_rc 0 "$CMT_BIN" check --max-leak-bytes 2M dir
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 2M dir
 echo "ITEM2 ok"
 
 # --- item 3: one bad dump does not sink a job; a truncated dump is read up to its last intact record
@@ -140,3 +149,42 @@ fi
 echo "ITEM3 ok"
 expect_rc 0 "$CMT_BIN" report --json --no-symbols job
 python3 "$CMT_ROOT/tests/tools/json_validate.py" "$CMT_ROOT/docs/report-schema.json" out.txt || fail "schema: report with unreadable dumps"
+
+# --- item 4: header counters are sanity-checked; check fails on anomalies that make the figures
+# untrustworthy unless --allow-anomalies
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 2M basic.cmt
+expect_rc 1 "$CMT_BIN" check --max-leak-bytes 2M basic.cmt      # basic.cmt frees an unknown pointer
+grep -q "check failed: 1 unknown_free: the figures may be wrong" err.txt || fail "unknown frees: no reason"
+grep -q "check passed" err.txt && fail "check says passed while failing"
+for c in table_full dropped_events; do
+    sed "s/^header pid=7/header pid=7 ctr.$c=3/" clean.script >c_$c.script && "$MKDUMP" c_$c.script c_$c.cmt
+    expect_rc 1 "$CMT_BIN" check c_$c.cmt
+    grep -q "check failed: 3 $c: the figures may be wrong" err.txt || fail "$c: no reason: $(cat err.txt)"
+    expect_rc 0 "$CMT_BIN" check --allow-anomalies c_$c.cmt
+    grep -q "check warning: 3 $c" err.txt || fail "$c: no warning with --allow-anomalies"
+done
+# a header bit-flip: table_full 2^46 is corruption, not a count
+python3 - clean.cmt flip.cmt <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 72 + 8 * 2, 1 << 46)   # counters[CMT_CTR_TABLE_FULL]
+open(sys.argv[2], "wb").write(b)
+PY
+expect_rc 3 "$CMT_BIN" check --allow-anomalies flip.cmt
+grep -q "offset 88 (counter table_full)" err.txt || fail "bit-flipped counter not called corruption: $(cat err.txt)"
+python3 - clean.cmt ws.cmt <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 72 + 8 * 3, 2)   # write_stopped is 0 or 1
+open(sys.argv[2], "wb").write(b)
+PY
+expect_rc 3 "$CMT_BIN" check --allow-anomalies ws.cmt
+# truncated and unreadable dumps fail check; the same with --allow-anomalies passes
+head -c $(( $(stat -c %s clean.cmt) - 100 )) clean.cmt >cut2.cmt
+expect_rc 1 "$CMT_BIN" check cut2.cmt
+grep -q "truncated_dumps" err.txt || fail "truncated dump: no reason"
+mkdir -p gate && cp clean.cmt gate/ && cp job/c.cmt gate/
+expect_rc 1 "$CMT_BIN" check gate
+grep -q "1 unreadable_dumps: the figures may be wrong" err.txt || fail "unreadable dump: no reason"
+expect_rc 0 "$CMT_BIN" check --allow-anomalies gate
+echo "ITEM4 ok"
