@@ -5,6 +5,8 @@
  */
 #include "analysis.h"
 
+#include "running.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -33,6 +35,8 @@ const char *cmt_anomaly_hint(int an) {
                "intact record";
     case CMT_AN_UNREADABLE_DUMPS:
         return "dumps that could not be read (named on stderr): their processes are missing from every figure";
+    case CMT_AN_RUNNING_PROCESSES:
+        return "still running when read (same host, pid and start time): live memory is live now, not leaked";
     case CMT_AN_DIED_PROCESSES:
         return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
     case CMT_AN_UNMATCHED_PROC:
@@ -201,6 +205,25 @@ static int build_imbalance(struct cmt_analysis *a) {
     return 0;
 }
 
+/* A running process's allocation still live: live now, not leaked (the device figures too). */
+static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
+    struct cmt_replay *r = &p->replay;
+    p->live_now_bytes += l->bytes;
+    p->live_now_allocations += l->allocations;
+    if (l->device < 0) {
+        r->host_leaked -= l->bytes <= r->host_leaked ? l->bytes : r->host_leaked;
+        r->host_leaked_allocations -= l->allocations <= r->host_leaked_allocations ? l->allocations
+                                                                                    : r->host_leaked_allocations;
+        return;
+    }
+    for (size_t k = 0; k < r->ndevs; k++) {
+        struct cmt_devstate *d = &r->devs[k];
+        if (d->ordinal != l->device) continue;
+        d->leaked_bytes -= l->bytes <= d->leaked_bytes ? l->bytes : d->leaked_bytes;
+        d->leaked_allocations -= l->allocations <= d->leaked_allocations ? l->allocations : d->leaked_allocations;
+    }
+}
+
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
  * Returns 0, or 3 with *err malloc'd. */
 static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
@@ -250,7 +273,8 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     }
     cmt_dump_close(d);
     cmt_replay_trim(&p->replay); /* many dumps: keep only the summaries */
-    p->exit = exit_name(&p->replay);
+    p->running = !p->replay.have_exit && cmt_dump_running(&p->hdr);
+    p->exit = p->running ? "running" : exit_name(&p->replay);
     return 0;
 }
 
@@ -376,7 +400,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
         a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
         a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;
-        a->anomalies[CMT_AN_DIED_PROCESSES] += !r->have_exit;
+        a->anomalies[CMT_AN_DIED_PROCESSES] += !r->have_exit && !p->running;
+        a->anomalies[CMT_AN_RUNNING_PROCESSES] += (uint64_t)p->running;
         a->nooms += r->nooms;
     }
     /* leaks: symbolize, suppress, sort */
@@ -392,6 +417,10 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         const struct cmt_replay *r = &a->procs[i].replay;
         for (size_t k = 0; k < r->nleaks; k++) {
             const struct cmt_leak *l = &r->leaks[k];
+            if (a->procs[i].running && l->at == CMT_AT_DIED) { /* live now, not leaked */
+                live_now(&a->procs[i], l);
+                continue;
+            }
             struct cmt_rleak *rl = &a->leaks[a->nleaks];
             rl->proc = i;
             rl->leak = l;

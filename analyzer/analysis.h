@@ -41,7 +41,9 @@ struct cmt_process {
     char *path;
     struct cmt_file_header hdr; /* copy of the dump header */
     char *command;              /* cmdline joined with spaces */
-    const char *exit;           /* "clean" | "exit-immediate" | "exec" | "died" */
+    const char *exit;           /* "clean" | "exit-immediate" | "exec" | "died" | "running" */
+    int running;                /* still running on this host (running.h): its live memory is live now */
+    uint64_t live_now_bytes, live_now_allocations; /* running: what is live, not leaked */
     int truncated;
     unsigned writers, blocks;
     struct cmt_replay replay;

@@ -25,6 +25,8 @@ static const char check_help[] =
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
     "  --max-growth-per-marker N  fail when a stack's live bytes grow by more than N bytes per\n"
     "                         marker of one label (cmt_mark, NVTX): the leak-per-iteration gate\n"
+    "  --allow-running        judge dumps of processes still running (their live memory is\n"
+    "                         live now, not leaked); without it check fails on them\n"
     "  --allow-anomalies      judge even when an anomaly means the figures may be wrong\n"
     "                         (unreadable or truncated dumps, dropped events, full tables,\n"
     "                         unknown frees); without it check fails on them\n"
@@ -52,7 +54,7 @@ static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
 
 struct check_limits {
     uint64_t budget, marker_growth;
-    int have_budget, have_growth, have_marker_growth, allow_anomalies;
+    int have_budget, have_growth, have_marker_growth, allow_anomalies, allow_running;
     double growth;
     const char *baseline;
 };
@@ -72,6 +74,9 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         return 1;
     case 'A':
         L->allow_anomalies = 1;
+        return 1;
+    case 'R':
+        L->allow_running = 1;
         return 1;
     case 'g':
         if (cmt_parse_size(arg, &L->marker_growth) != 0) {
@@ -104,6 +109,7 @@ int cmt_cmd_check(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},
         {"max-growth-per-marker", required_argument, 0, 'g'},
         {"allow-anomalies", no_argument, 0, 'A'},
+        {"allow-running", no_argument, 0, 'R'},
         {0, 0, 0, 0},
     };
     struct check_limits L = {0};
@@ -129,6 +135,14 @@ int cmt_cmd_check(int argc, char **argv) {
     }
     char s1[32], s2[32];
     int failed = 0;
+    for (size_t i = 0; i < a.nprocs; i++) {
+        if (!a.procs[i].running) continue;
+        if (!L.allow_running) failed = 1;
+        cmt_msg("check %s: pid %u on %s is still running (%s): cannot judge a running process (%s live now)%s",
+                L.allow_running ? "warning" : "failed", a.procs[i].hdr.pid, a.procs[i].hdr.host, a.procs[i].path,
+                cmt_human_size(a.procs[i].live_now_bytes, s1, sizeof s1),
+                L.allow_running ? "" : "; --allow-running judges it anyway");
+    }
     for (int k = 0; k < CMT_AN_COUNT; k++) {
         if (!a.anomalies[k] || !cmt_anomaly_distrusts(k)) continue;
         if (!L.allow_anomalies) failed = 1;

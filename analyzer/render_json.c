@@ -263,6 +263,7 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_str(j, "command", p->command);
         cmt_json_str(j, "exe", p->hdr.exe);
         cmt_json_str(j, "exit", p->exit);
+        cmt_json_u64(j, "live_now_bytes", p->live_now_bytes);
         if (p->replay.have_exit)
             cmt_json_i64(j, "exit_status", p->replay.exit_status);
         else

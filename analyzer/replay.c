@@ -11,7 +11,7 @@
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
     "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
-    "table_full",   "truncated_dumps", "unreadable_dumps", "died_processes", "unmatched_proc", "captured_allocations",
+    "table_full",   "truncated_dumps", "unreadable_dumps", "died_processes", "running_processes", "unmatched_proc", "captured_allocations",
 };
 
 const char *cmt_leak_at_name(int at) {

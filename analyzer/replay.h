@@ -91,6 +91,7 @@ enum cmt_anomaly {
     CMT_AN_TRUNCATED_DUMPS,
     CMT_AN_UNREADABLE_DUMPS, /* counted by the analysis: dumps left out (analysis.h unreadable[]) */
     CMT_AN_DIED_PROCESSES,
+    CMT_AN_RUNNING_PROCESSES, /* counted by the analysis (running.h) */
     CMT_AN_UNMATCHED_PROC,
     CMT_AN_CAPTURED_ALLOCATIONS,
     CMT_AN_COUNT

@@ -150,7 +150,7 @@ static uint64_t self_start_ticks(void) {
     char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
     if (!p) return 0;
     p++;
-    for (int field = 2; field < 22 && *p; field++) { /* after ')' comes field 3 */
+    for (int field = 3; field < 22 && *p; field++) { /* skip fields 3..21 */
         while (*p == ' ')
             p++;
         while (*p && *p != ' ')
