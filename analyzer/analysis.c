@@ -152,6 +152,115 @@ static void fix_cstr(char *s, size_t cap) {
     s[cap - 1] = 0;
 }
 
+struct merge_pt {
+    int64_t t;
+    uint64_t live;
+    size_t member, order; /* member: index into the group; order: within its series */
+};
+
+static int cmp_merge_pt(const void *x, const void *y) {
+    const struct merge_pt *a = x, *b = y;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    if (a->member != b->member) return a->member < b->member ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int cmp_gpu_proc(const void *x, const void *y) {
+    const struct cmt_gpu_proc *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+/* The simultaneous peak of GPU g: per host, the live series of its processes merged in time (one
+ * monotonic clock per host), evaluated after every change; hosts add up. Fills peak_bytes and
+ * peak_procs. A process without a series (one dump, or out of memory) counts with its own peak at
+ * every moment (an upper bound). Returns 0, or -1 out of memory. */
+static int merged_peak(struct cmt_analysis *a, struct cmt_gpu *g) {
+    struct member {
+        size_t proc;
+        const struct cmt_devstate *d;
+        const struct cmt_live_series *s;
+        int done;
+    } *m = NULL;
+    size_t nm = 0;
+    for (size_t p = 0; p < a->nprocs; p++) {
+        const struct cmt_replay *r = &a->procs[p].replay;
+        for (size_t i = 0; i < r->ndevs; i++) {
+            char u[48];
+            if (!r->devs[i].peak || !cmt_device_uuid(&r->devs[i], u) || strcmp(u, g->uuid)) continue;
+            struct member *nmv = realloc(m, (nm + 1) * sizeof *m);
+            if (!nmv) goto oom;
+            m = nmv;
+            m[nm] = (struct member){p, &r->devs[i], NULL, 0};
+            if (!a->procs[p].series_lost)
+                for (size_t k = 0; k < a->procs[p].nseries; k++)
+                    if (a->procs[p].series[k].device == r->devs[i].ordinal) m[nm].s = &a->procs[p].series[k];
+            nm++;
+        }
+    }
+    g->peak_bytes = 0;
+    g->npeak_procs = 0;
+    free(g->peak_procs);
+    g->peak_procs = calloc(nm + 1, sizeof *g->peak_procs);
+    uint64_t *cur = calloc(nm + 1, sizeof *cur), *best = calloc(nm + 1, sizeof *best);
+    if (!g->peak_procs || !cur || !best) {
+        free(cur);
+        free(best);
+        goto oom;
+    }
+    for (size_t h = 0; h < nm; h++) { /* one host at a time */
+        if (m[h].done) continue;
+        const char *host = a->procs[m[h].proc].hdr.host;
+        size_t npts = 0;
+        for (size_t k = h; k < nm; k++)
+            if (!m[k].done && !strcmp(a->procs[m[k].proc].hdr.host, host) && m[k].s) npts += m[k].s->n;
+        struct merge_pt *pts = calloc(npts + 1, sizeof *pts);
+        if (!pts) {
+            free(cur);
+            free(best);
+            goto oom;
+        }
+        size_t np = 0;
+        uint64_t sum = 0, peak = 0;
+        for (size_t k = h; k < nm; k++) {
+            if (m[k].done || strcmp(a->procs[m[k].proc].hdr.host, host)) continue;
+            m[k].done = 2; /* in this host's group */
+            cur[k] = m[k].s ? 0 : m[k].d->peak; /* no series: its own peak throughout */
+            sum += cur[k];
+            for (size_t i = 0; m[k].s && i < m[k].s->n; i++)
+                pts[np++] = (struct merge_pt){m[k].s->v[i].t, m[k].s->v[i].live, k, i};
+        }
+        qsort(pts, np, sizeof *pts, cmp_merge_pt);
+        peak = sum;
+        for (size_t k = h; k < nm; k++)
+            if (m[k].done == 2) best[k] = cur[k];
+        for (size_t i = 0; i < np; i++) {
+            sum = sum - cur[pts[i].member] + pts[i].live;
+            cur[pts[i].member] = pts[i].live;
+            if (sum > peak) {
+                peak = sum;
+                for (size_t k = h; k < nm; k++)
+                    if (m[k].done == 2) best[k] = cur[k];
+            }
+        }
+        free(pts);
+        g->peak_bytes += peak;
+        for (size_t k = h; k < nm; k++) {
+            if (m[k].done != 2) continue;
+            m[k].done = 1;
+            if (best[k]) g->peak_procs[g->npeak_procs++] = (struct cmt_gpu_proc){m[k].proc, best[k]};
+        }
+    }
+    qsort(g->peak_procs, g->npeak_procs, sizeof *g->peak_procs, cmp_gpu_proc);
+    free(cur);
+    free(best);
+    free(m);
+    return 0;
+oom:
+    free(m);
+    return -1;
+}
+
 static int build_imbalance(struct cmt_analysis *a) {
     a->outlier = -1;
     for (size_t p = 0; p < a->nprocs; p++) {
@@ -173,11 +282,12 @@ static int build_imbalance(struct cmt_analysis *a) {
                 snprintf(ng[g].pci, sizeof ng[g].pci, "%s", d->pci);
                 a->ngpus++;
             }
-            a->gpus[g].peak_bytes += d->peak;
             a->gpus[g].leaked_bytes += d->leaked_bytes;
             a->gpus[g].processes++;
         }
     }
+    for (size_t g = 0; g < a->ngpus; g++)
+        if (merged_peak(a, &a->gpus[g]) != 0) return -1;
     size_t used = 0, maxi = 0, firstpci = (size_t)-1;
     double sum = 0;
     for (size_t g = 0; g < a->ngpus; g++) {
@@ -224,6 +334,42 @@ static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
     }
 }
 
+/* The analysis' observer when several dumps load: records every GPU live change of the process
+ * (cmt_process.series), then tells the caller's observer. */
+static void series_observe(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c) {
+    struct cmt_process *p = arg;
+    if (c->kind == CMT_CHANGE_LIVE && c->device >= 0 && !p->series_lost) {
+        struct cmt_live_series *s = NULL;
+        for (size_t k = 0; k < p->nseries && !s; k++)
+            if (p->series[k].device == c->device) s = &p->series[k];
+        if (!s) {
+            struct cmt_live_series *ns = realloc(p->series, (p->nseries + 1) * sizeof *ns);
+            if (!ns) {
+                p->series_lost = 1;
+                goto forward;
+            }
+            p->series = ns;
+            s = &ns[p->nseries++];
+            memset(s, 0, sizeof *s);
+            s->device = c->device;
+        }
+        if (cmt_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) != 0)
+            p->series_lost = 1;
+        else
+            s->v[s->n++] = (struct cmt_live_point){c->time_ns, c->live};
+    }
+forward:
+    if (p->fwd && p->fwd->observer) p->fwd->observer(p->fwd->observer_arg, r, c);
+}
+
+static void series_free(struct cmt_process *p) {
+    for (size_t k = 0; k < p->nseries; k++)
+        free(p->series[k].v);
+    free(p->series);
+    p->series = NULL;
+    p->nseries = 0;
+}
+
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
  * Returns 0, or 3 with *err malloc'd. */
 static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
@@ -258,6 +404,11 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     p->replay.observer = opts->observer;
     p->replay.observer_arg = opts->observer_arg;
     p->replay.observer_id = i;
+    if (a->nprocs > 1) { /* record the GPU series, for the simultaneous peaks */
+        p->fwd = opts;
+        p->replay.observer = series_observe;
+        p->replay.observer_arg = p;
+    }
     if (cmt_replay_dump(&p->replay, d) != 0) {
         *err = strdup(cmt_dump_error(d));
         cmt_dump_close(d);
@@ -360,6 +511,7 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
         }
         free(p->path);
         free(p->command);
+        series_free(p);
         cmt_replay_free(&p->replay);
         memset(p, 0, sizeof *p);
     }
@@ -467,6 +619,7 @@ void cmt_analysis_free(struct cmt_analysis *a) {
     for (size_t i = 0; i < a->nprocs; i++) {
         free(a->procs[i].path);
         free(a->procs[i].command);
+        series_free(&a->procs[i]);
         cmt_replay_free(&a->procs[i].replay);
     }
     free(a->procs);
@@ -475,6 +628,8 @@ void cmt_analysis_free(struct cmt_analysis *a) {
         free(a->unreadable[i].reason);
     }
     free(a->unreadable);
+    for (size_t g = 0; g < a->ngpus; g++)
+        free(a->gpus[g].peak_procs);
     free(a->gpus);
     free(a->peaks);
     cmt_ranks_free(a->ranks);

@@ -36,6 +36,17 @@ struct cmt_report_opts {
     int observe_in_order;
 };
 
+struct cmt_live_point { /* a GPU's live bytes in one process from time t (dump clock) */
+    int64_t t;
+    uint64_t live;
+};
+
+struct cmt_live_series { /* every change of one GPU's live bytes in one process */
+    int64_t device;
+    struct cmt_live_point *v;
+    size_t n, cap;
+};
+
 struct cmt_process {
     size_t input; /* index of its path in cmt_analysis_load's paths */
     char *path;
@@ -44,6 +55,12 @@ struct cmt_process {
     const char *exit;           /* "clean" | "exit-immediate" | "exec" | "died" | "running" */
     int running;                /* still running on this host (running.h): its live memory is live now */
     uint64_t live_now_bytes, live_now_allocations; /* running: what is live, not leaked */
+    /* live bytes over time per GPU (several dumps only: they make the simultaneous peak of a GPU
+     * shared by processes of one host, whose monotonic clock they share) */
+    struct cmt_live_series *series;
+    size_t nseries;
+    const struct cmt_report_opts *fwd; /* while loading: the caller's observer */
+    int series_lost;                   /* out of memory while recording them */
     int truncated;
     unsigned writers, blocks;
     struct cmt_replay replay;
@@ -61,10 +78,19 @@ struct cmt_rleak {
     struct cmt_stack_sym stack;
 };
 
+struct cmt_gpu_proc { /* a process live on a GPU at its peak */
+    size_t proc; /* index into procs */
+    uint64_t bytes;
+};
+
 struct cmt_gpu { /* one physical GPU, merged over processes by uuid */
     char uuid[48];
     char name[256], pci[64];
-    uint64_t peak_bytes; /* sum of the per-process peaks on it */
+    uint64_t peak_bytes; /* the most bytes live on it at one moment: the processes of a host merged in
+                            time (their shared monotonic clock); processes on different hosts cannot
+                            share a GPU, so their peaks add up */
+    struct cmt_gpu_proc *peak_procs; /* the processes live at that moment, bytes desc */
+    size_t npeak_procs;
     uint64_t leaked_bytes;
     unsigned processes;
 };

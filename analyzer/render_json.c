@@ -383,6 +383,16 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_str(j, "name", a->gpus[g].name);
         cmt_json_str(j, "pci_bus_id", a->gpus[g].pci);
         cmt_json_u64(j, "peak_bytes", a->gpus[g].peak_bytes);
+        cmt_json_array(j, "peak_processes");
+        for (size_t k = 0; k < a->gpus[g].npeak_procs; k++) {
+            const struct cmt_gpu_proc *gp = &a->gpus[g].peak_procs[k];
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "pid", a->procs[gp->proc].hdr.pid);
+            cmt_json_str(j, "host", a->procs[gp->proc].hdr.host);
+            cmt_json_u64(j, "bytes", gp->bytes);
+            cmt_json_object_end(j);
+        }
+        cmt_json_array_end(j);
         cmt_json_u64(j, "leaked_bytes", a->gpus[g].leaked_bytes);
         cmt_json_u64(j, "processes", a->gpus[g].processes);
         cmt_json_object_end(j);

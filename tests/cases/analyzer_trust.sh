@@ -228,3 +228,40 @@ expect_rc 0 "$CMT_BIN" report --json --no-symbols running.cmt
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["processes"][0]["exit"] == "died" and r["summary"]["leaked_bytes"] == 1 << 20' out.txt ||
     fail "an ended process still taken for running"
 echo "ITEM1 ok"
+
+# --- item 7: a GPU's peak across processes of one host is the simultaneous peak of their merged
+# series, not the sum of their own peaks; processes on other hosts cannot share it
+gpu() {   # gpu PID HOST T_ALLOC T_FREE: 100 MiB on GPU-aaaa... from T_ALLOC to T_FREE (ms, host clock)
+    cat <<S
+header pid=$1 host=$2 start_clock=1000000
+device ord=0 uuid=GPU-aaaaaaaa-0000-0000-0000-000000000000 name=G pci=0000:10:00.0 total=80G
+stack id=1 0x1000
+alloc dev=0 ptr=0x100 size=100M stack=1 t=$(( $3 * 1000000 ))
+free dev=0 ptr=0x100 t=$(( $4 * 1000000 ))
+exit clean t=$(( $4 * 1000000 + 1 ))
+S
+}
+gpu 501 n1 10 20 >p1.script; gpu 502 n1 30 40 >p2.script; gpu 503 n1 15 35 >p3.script; gpu 504 n2 12 13 >p4.script
+for i in 1 2 3 4; do "$MKDUMP" p$i.script p$i.cmt || fail mkdump; done
+expect_rc 0 "$CMT_BIN" report --json --no-symbols p1.cmt p2.cmt
+python3 - out.txt <<'PY' || fail "two processes holding 100 MiB at different times: peak not 100 MiB"
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["imbalance"]["gpus"][0]
+assert g["peak_bytes"] == 100 << 20, g
+assert len(g["peak_processes"]) == 1, g
+PY
+expect_rc 0 "$CMT_BIN" report --json --no-symbols p1.cmt p2.cmt p3.cmt
+python3 - out.txt <<'PY' || fail "overlapping processes: peak not 200 MiB with the two live then"
+import json, sys
+r = json.load(open(sys.argv[1]))
+g = r["imbalance"]["gpus"][0]
+assert g["peak_bytes"] == 200 << 20, g
+assert sorted(p["pid"] for p in g["peak_processes"]) in ([501, 503], [502, 503]), g
+assert all(p["bytes"] == 100 << 20 for p in g["peak_processes"]), g
+PY
+python3 "$CMT_ROOT/tests/tools/json_validate.py" "$CMT_ROOT/docs/report-schema.json" out.txt || fail "schema: peak_processes"
+expect_rc 0 "$CMT_BIN" report --json --no-symbols p1.cmt p4.cmt   # another host: another physical GPU
+python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["imbalance"]["gpus"][0]; assert g["peak_bytes"] == 200 << 20, g' out.txt ||
+    fail "processes on two hosts merged in time"
+echo "ITEM7 ok"
