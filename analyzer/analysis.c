@@ -5,8 +5,11 @@
  */
 #include "analysis.h"
 
+#include "running.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -29,7 +32,12 @@ const char *cmt_anomaly_hint(int an) {
     case CMT_AN_TABLE_FULL:
         return "the tracker's pointer table was full: those allocations were not tracked";
     case CMT_AN_TRUNCATED_DUMPS:
-        return "a dump ends inside a block: copied while written, or the filesystem filled up";
+        return "a dump ends inside a block: copied while written, or the filesystem filled up; read up to its last "
+               "intact record";
+    case CMT_AN_UNREADABLE_DUMPS:
+        return "dumps that could not be read (named on stderr): their processes are missing from every figure";
+    case CMT_AN_RUNNING_PROCESSES:
+        return "still running when read (same host, pid and start time): live memory is live now, not leaked";
     case CMT_AN_DIED_PROCESSES:
         return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
     case CMT_AN_UNMATCHED_PROC:
@@ -38,6 +46,18 @@ const char *cmt_anomaly_hint(int an) {
         return "allocations made during stream capture (graph nodes): never counted as live";
     }
     return "";
+}
+
+int cmt_anomaly_distrusts(int an) {
+    switch (an) {
+    case CMT_AN_UNREADABLE_DUMPS:
+    case CMT_AN_TRUNCATED_DUMPS:
+    case CMT_AN_DROPPED_EVENTS:
+    case CMT_AN_TABLE_FULL:
+    case CMT_AN_UNKNOWN_FREE:
+        return 1;
+    }
+    return 0;
 }
 
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t id) {
@@ -90,10 +110,11 @@ static const char *exit_name(const struct cmt_replay *r) {
 }
 
 static char *join_cmdline(const struct cmt_file_header *h) {
-    size_t n = h->cmdline_len <= sizeof h->cmdline ? h->cmdline_len : sizeof h->cmdline;
+    size_t cap = cmt_header_cmdline_cap(h); /* a 2.0 cmdline may run to the header's end */
+    size_t n = h->cmdline_len <= cap ? h->cmdline_len : cap;
     char *s = malloc(n + 1);
     if (!s) return NULL;
-    memcpy(s, h->cmdline, n);
+    memcpy(s, (const char *)h + offsetof(struct cmt_file_header, cmdline), n);
     s[n] = 0;
     while (n && !s[n - 1])
         n--;
@@ -132,6 +153,115 @@ static void fix_cstr(char *s, size_t cap) {
     s[cap - 1] = 0;
 }
 
+struct merge_pt {
+    int64_t t;
+    uint64_t live;
+    size_t member, order; /* member: index into the group; order: within its series */
+};
+
+static int cmp_merge_pt(const void *x, const void *y) {
+    const struct merge_pt *a = x, *b = y;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    if (a->member != b->member) return a->member < b->member ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
+}
+
+static int cmp_gpu_proc(const void *x, const void *y) {
+    const struct cmt_gpu_proc *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+/* The simultaneous peak of GPU g: per host, the live series of its processes merged in time (one
+ * monotonic clock per host), evaluated after every change; hosts add up. Fills peak_bytes and
+ * peak_procs. A process without a series (one dump, or out of memory) counts with its own peak at
+ * every moment (an upper bound). Returns 0, or -1 out of memory. */
+static int merged_peak(struct cmt_analysis *a, struct cmt_gpu *g) {
+    struct member {
+        size_t proc;
+        const struct cmt_devstate *d;
+        const struct cmt_live_series *s;
+        int done;
+    } *m = NULL;
+    size_t nm = 0;
+    for (size_t p = 0; p < a->nprocs; p++) {
+        const struct cmt_replay *r = &a->procs[p].replay;
+        for (size_t i = 0; i < r->ndevs; i++) {
+            char u[48];
+            if (!r->devs[i].peak || !cmt_device_uuid(&r->devs[i], u) || strcmp(u, g->uuid)) continue;
+            struct member *nmv = realloc(m, (nm + 1) * sizeof *m);
+            if (!nmv) goto oom;
+            m = nmv;
+            m[nm] = (struct member){p, &r->devs[i], NULL, 0};
+            if (!a->procs[p].series_lost)
+                for (size_t k = 0; k < a->procs[p].nseries; k++)
+                    if (a->procs[p].series[k].device == r->devs[i].ordinal) m[nm].s = &a->procs[p].series[k];
+            nm++;
+        }
+    }
+    g->peak_bytes = 0;
+    g->npeak_procs = 0;
+    free(g->peak_procs);
+    g->peak_procs = calloc(nm + 1, sizeof *g->peak_procs);
+    uint64_t *cur = calloc(nm + 1, sizeof *cur), *best = calloc(nm + 1, sizeof *best);
+    if (!g->peak_procs || !cur || !best) {
+        free(cur);
+        free(best);
+        goto oom;
+    }
+    for (size_t h = 0; h < nm; h++) { /* one host at a time */
+        if (m[h].done) continue;
+        const char *host = a->procs[m[h].proc].hdr.host;
+        size_t npts = 0;
+        for (size_t k = h; k < nm; k++)
+            if (!m[k].done && !strcmp(a->procs[m[k].proc].hdr.host, host) && m[k].s) npts += m[k].s->n;
+        struct merge_pt *pts = calloc(npts + 1, sizeof *pts);
+        if (!pts) {
+            free(cur);
+            free(best);
+            goto oom;
+        }
+        size_t np = 0;
+        uint64_t sum = 0, peak = 0;
+        for (size_t k = h; k < nm; k++) {
+            if (m[k].done || strcmp(a->procs[m[k].proc].hdr.host, host)) continue;
+            m[k].done = 2; /* in this host's group */
+            cur[k] = m[k].s ? 0 : m[k].d->peak; /* no series: its own peak throughout */
+            sum += cur[k];
+            for (size_t i = 0; m[k].s && i < m[k].s->n; i++)
+                pts[np++] = (struct merge_pt){m[k].s->v[i].t, m[k].s->v[i].live, k, i};
+        }
+        qsort(pts, np, sizeof *pts, cmp_merge_pt);
+        peak = sum;
+        for (size_t k = h; k < nm; k++)
+            if (m[k].done == 2) best[k] = cur[k];
+        for (size_t i = 0; i < np; i++) {
+            sum = sum - cur[pts[i].member] + pts[i].live;
+            cur[pts[i].member] = pts[i].live;
+            if (sum > peak) {
+                peak = sum;
+                for (size_t k = h; k < nm; k++)
+                    if (m[k].done == 2) best[k] = cur[k];
+            }
+        }
+        free(pts);
+        g->peak_bytes += peak;
+        for (size_t k = h; k < nm; k++) {
+            if (m[k].done != 2) continue;
+            m[k].done = 1;
+            if (best[k]) g->peak_procs[g->npeak_procs++] = (struct cmt_gpu_proc){m[k].proc, best[k]};
+        }
+    }
+    qsort(g->peak_procs, g->npeak_procs, sizeof *g->peak_procs, cmp_gpu_proc);
+    free(cur);
+    free(best);
+    free(m);
+    return 0;
+oom:
+    free(m);
+    return -1;
+}
+
 static int build_imbalance(struct cmt_analysis *a) {
     a->outlier = -1;
     for (size_t p = 0; p < a->nprocs; p++) {
@@ -153,11 +283,12 @@ static int build_imbalance(struct cmt_analysis *a) {
                 snprintf(ng[g].pci, sizeof ng[g].pci, "%s", d->pci);
                 a->ngpus++;
             }
-            a->gpus[g].peak_bytes += d->peak;
             a->gpus[g].leaked_bytes += d->leaked_bytes;
             a->gpus[g].processes++;
         }
     }
+    for (size_t g = 0; g < a->ngpus; g++)
+        if (merged_peak(a, &a->gpus[g]) != 0) return -1;
     size_t used = 0, maxi = 0, firstpci = (size_t)-1;
     double sum = 0;
     for (size_t g = 0; g < a->ngpus; g++) {
@@ -185,6 +316,61 @@ static int build_imbalance(struct cmt_analysis *a) {
     return 0;
 }
 
+/* A running process's allocation still live: live now, not leaked (the device figures too). */
+static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
+    struct cmt_replay *r = &p->replay;
+    p->live_now_bytes += l->bytes;
+    p->live_now_allocations += l->allocations;
+    if (l->device < 0) {
+        r->host_leaked -= l->bytes <= r->host_leaked ? l->bytes : r->host_leaked;
+        r->host_leaked_allocations -= l->allocations <= r->host_leaked_allocations ? l->allocations
+                                                                                    : r->host_leaked_allocations;
+        return;
+    }
+    for (size_t k = 0; k < r->ndevs; k++) {
+        struct cmt_devstate *d = &r->devs[k];
+        if (d->ordinal != l->device) continue;
+        d->leaked_bytes -= l->bytes <= d->leaked_bytes ? l->bytes : d->leaked_bytes;
+        d->leaked_allocations -= l->allocations <= d->leaked_allocations ? l->allocations : d->leaked_allocations;
+    }
+}
+
+/* The analysis' observer when several dumps load: records every GPU live change of the process
+ * (cmt_process.series), then tells the caller's observer. */
+static void series_observe(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c) {
+    struct cmt_process *p = arg;
+    if (c->kind == CMT_CHANGE_LIVE && c->device >= 0 && !p->series_lost) {
+        struct cmt_live_series *s = NULL;
+        for (size_t k = 0; k < p->nseries && !s; k++)
+            if (p->series[k].device == c->device) s = &p->series[k];
+        if (!s) {
+            struct cmt_live_series *ns = realloc(p->series, (p->nseries + 1) * sizeof *ns);
+            if (!ns) {
+                p->series_lost = 1;
+                goto forward;
+            }
+            p->series = ns;
+            s = &ns[p->nseries++];
+            memset(s, 0, sizeof *s);
+            s->device = c->device;
+        }
+        if (cmt_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) != 0)
+            p->series_lost = 1;
+        else
+            s->v[s->n++] = (struct cmt_live_point){c->time_ns, c->live};
+    }
+forward:
+    if (p->fwd && p->fwd->observer) p->fwd->observer(p->fwd->observer_arg, r, c);
+}
+
+static void series_free(struct cmt_process *p) {
+    for (size_t k = 0; k < p->nseries; k++)
+        free(p->series[k].v);
+    free(p->series);
+    p->series = NULL;
+    p->nseries = 0;
+}
+
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
  * Returns 0, or 3 with *err malloc'd. */
 static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
@@ -209,12 +395,21 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     fix_cstr(p->hdr.cuda_visible_devices, sizeof p->hdr.cuda_visible_devices);
     fix_cstr(p->hdr.cuda_device_order, sizeof p->hdr.cuda_device_order);
     p->command = join_cmdline(&p->hdr);
+    if (!cmt_header_has_identity(&p->hdr)) { /* 2.0: those bytes are the end of cmdline */
+        p->hdr.proc_start_ticks = 0;
+        memset(p->hdr.dump_id, 0, sizeof p->hdr.dump_id);
+    }
     p->truncated = cmt_dump_truncated(d);
     p->writers = cmt_dump_writers(d);
     p->blocks = cmt_dump_blocks(d);
     p->replay.observer = opts->observer;
     p->replay.observer_arg = opts->observer_arg;
     p->replay.observer_id = i;
+    if (a->nprocs > 1) { /* record the GPU series, for the simultaneous peaks */
+        p->fwd = opts;
+        p->replay.observer = series_observe;
+        p->replay.observer_arg = p;
+    }
     p->replay.progress = progress;
     int rrc = cmt_replay_dump(&p->replay, d);
     if (progress) atomic_fetch_add_explicit(progress, p->replay.events & 0xffff, memory_order_relaxed);
@@ -234,7 +429,8 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     }
     cmt_dump_close(d);
     cmt_replay_trim(&p->replay); /* many dumps: keep only the summaries */
-    p->exit = exit_name(&p->replay);
+    p->running = !p->replay.have_exit && cmt_dump_running(&p->hdr);
+    p->exit = p->running ? "running" : exit_name(&p->replay);
     return 0;
 }
 
@@ -244,7 +440,6 @@ struct loader {
     char **paths, **errs;
     size_t n;
     _Atomic size_t next;
-    _Atomic int failed;
     _Atomic size_t read;     /* dumps done */
     _Atomic uint64_t events; /* replayed so far (for the progress line) */
     _Atomic int finished;
@@ -301,11 +496,10 @@ static void *load_worker(void *arg) {
     struct loader *L = arg;
     for (;;) {
         size_t i = atomic_fetch_add(&L->next, 1);
-        if (i >= L->n || atomic_load(&L->failed)) break;
-        if (load_one(L->a, L->opts, i, L->paths[i], L->opts->progress ? &L->events : NULL, &L->errs[i]) != 0) {
-            if (!L->errs[i]) L->errs[i] = strdup("out of memory");
-            atomic_store(&L->failed, 1);
-        }
+        if (i >= L->n) break;
+        if (load_one(L->a, L->opts, i, L->paths[i], L->opts->progress ? &L->events : NULL, &L->errs[i]) != 0 &&
+            !L->errs[i])
+            L->errs[i] = strdup("out of memory");
         atomic_fetch_add(&L->read, 1);
     }
     return NULL;
@@ -313,8 +507,7 @@ static void *load_worker(void *arg) {
 
 /* Replays every dump; each process is independent, so they are spread over threads
  * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when the observer wants the
- * records in order).
- * The first failing path in argument order is reported. */
+ * records in order). A dump that fails is left out (unreadable[]); 3 when none could be read. */
 static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     struct loader L = {.a = a, .opts = opts, .paths = paths, .n = npaths};
     a->nprocs = npaths; /* unloaded entries stay zeroed: cmt_analysis_free copes */
@@ -340,12 +533,52 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     free(th);
     atomic_store(&L.finished, 1);
     if (progress) pthread_join(pth, NULL);
+    /* the dumps that failed go to unreadable[]; the others close ranks, in argument order */
     int rc = 0;
+    size_t nbad = 0, kept = 0;
     for (size_t i = 0; i < npaths; i++)
-        if (L.errs[i] && !rc) {
-            snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
-            rc = 3;
+        nbad += L.errs[i] != NULL;
+    a->unreadable = calloc(nbad + 1, sizeof *a->unreadable);
+    if (!a->unreadable) rc = 3;
+    for (size_t i = 0; i < npaths; i++) {
+        struct cmt_process *p = &a->procs[i];
+        if (!L.errs[i]) {
+            if (kept != i) a->procs[kept] = *p;
+            a->procs[kept++].input = i;
+            continue;
         }
+        if (!a->nunreadable) snprintf(a->err, sizeof a->err, "%s", L.errs[i]);
+        if (a->unreadable) {
+            struct cmt_unreadable *u = &a->unreadable[a->nunreadable++];
+            u->path = strdup(paths[i]);
+            u->offset = -1;
+            const char *why = L.errs[i];
+            size_t pl = strlen(paths[i]);
+            if (!strncmp(why, paths[i], pl) && !strncmp(why + pl, ": ", 2)) why += pl + 2;
+            if (!strncmp(why, "offset ", 7)) {
+                char *end;
+                unsigned long long off = strtoull(why + 7, &end, 10);
+                if (end != why + 7) {
+                    u->offset = (int64_t)off;
+                    why = end;
+                    if (*why == ' ') why++;
+                    if (*why == ':') why++;
+                    if (*why == ' ') why++;
+                }
+            }
+            u->reason = strdup(why);
+            if (!u->path || !u->reason) rc = 3;
+        }
+        free(p->path);
+        free(p->command);
+        series_free(p);
+        cmt_replay_free(&p->replay);
+        memset(p, 0, sizeof *p);
+    }
+    a->nprocs = kept;
+    a->anomalies[CMT_AN_UNREADABLE_DUMPS] = a->nunreadable;
+    if (rc) snprintf(a->err, sizeof a->err, "out of memory");
+    if (!kept && npaths) rc = 3; /* a->err: the first failure */
     for (size_t i = 0; i < npaths; i++)
         free(L.errs[i]);
     free(L.errs);
@@ -407,7 +640,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
         a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
         a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;
-        a->anomalies[CMT_AN_DIED_PROCESSES] += !r->have_exit;
+        a->anomalies[CMT_AN_DIED_PROCESSES] += !r->have_exit && !p->running;
+        a->anomalies[CMT_AN_RUNNING_PROCESSES] += (uint64_t)p->running;
         a->nooms += r->nooms;
     }
     /* leaks: symbolize, suppress, sort */
@@ -423,6 +657,10 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         const struct cmt_replay *r = &a->procs[i].replay;
         for (size_t k = 0; k < r->nleaks; k++) {
             const struct cmt_leak *l = &r->leaks[k];
+            if (a->procs[i].running && l->at == CMT_AT_DIED) { /* live now, not leaked */
+                live_now(&a->procs[i], l);
+                continue;
+            }
             struct cmt_rleak *rl = &a->leaks[a->nleaks];
             rl->proc = i;
             rl->leak = l;
@@ -469,9 +707,17 @@ void cmt_analysis_free(struct cmt_analysis *a) {
     for (size_t i = 0; i < a->nprocs; i++) {
         free(a->procs[i].path);
         free(a->procs[i].command);
+        series_free(&a->procs[i]);
         cmt_replay_free(&a->procs[i].replay);
     }
     free(a->procs);
+    for (size_t i = 0; i < a->nunreadable; i++) {
+        free(a->unreadable[i].path);
+        free(a->unreadable[i].reason);
+    }
+    free(a->unreadable);
+    for (size_t g = 0; g < a->ngpus; g++)
+        free(a->gpus[g].peak_procs);
     free(a->gpus);
     free(a->peaks);
     free(a->imported);

@@ -24,7 +24,7 @@
 #define CMT_IMBALANCE_OUTLIER 1.2
 
 struct cmt_report_opts {
-    size_t top_n;                          /* leak / peak / OOM stacks listed (0: 10) */
+    size_t top_n;                          /* leak / peak / OOM stacks listed (0: 10; CMT_TOP_ALL: all) */
     int no_symbols;                        /* --no-symbols */
     const char *debug_dir;                 /* --debug-dir */
     struct cmt_suppressions *suppressions; /* may be NULL; hit counters are updated */
@@ -39,11 +39,31 @@ struct cmt_report_opts {
     FILE *progress;
 };
 
+struct cmt_live_point { /* a GPU's live bytes in one process from time t (dump clock) */
+    int64_t t;
+    uint64_t live;
+};
+
+struct cmt_live_series { /* every change of one GPU's live bytes in one process */
+    int64_t device;
+    struct cmt_live_point *v;
+    size_t n, cap;
+};
+
 struct cmt_process {
+    size_t input; /* index of its path in cmt_analysis_load's paths */
     char *path;
     struct cmt_file_header hdr; /* copy of the dump header */
     char *command;              /* cmdline joined with spaces */
-    const char *exit;           /* "clean" | "exit-immediate" | "exec" | "died" */
+    const char *exit;           /* "clean" | "exit-immediate" | "exec" | "died" | "running" */
+    int running;                /* still running on this host (running.h): its live memory is live now */
+    uint64_t live_now_bytes, live_now_allocations; /* running: what is live, not leaked */
+    /* live bytes over time per GPU (several dumps only: they make the simultaneous peak of a GPU
+     * shared by processes of one host, whose monotonic clock they share) */
+    struct cmt_live_series *series;
+    size_t nseries;
+    const struct cmt_report_opts *fwd; /* while loading: the caller's observer */
+    int series_lost;                   /* out of memory while recording them */
     int truncated;
     unsigned writers, blocks;
     struct cmt_replay replay;
@@ -61,10 +81,19 @@ struct cmt_rleak {
     struct cmt_stack_sym stack;
 };
 
+struct cmt_gpu_proc { /* a process live on a GPU at its peak */
+    size_t proc; /* index into procs */
+    uint64_t bytes;
+};
+
 struct cmt_gpu { /* one physical GPU, merged over processes by uuid */
     char uuid[48];
     char name[256], pci[64];
-    uint64_t peak_bytes; /* sum of the per-process peaks on it */
+    uint64_t peak_bytes; /* the most bytes live on it at one moment: the processes of a host merged in
+                            time (their shared monotonic clock); processes on different hosts cannot
+                            share a GPU, so their peaks add up */
+    struct cmt_gpu_proc *peak_procs; /* the processes live at that moment, bytes desc */
+    size_t npeak_procs;
     uint64_t leaked_bytes;
     unsigned processes;
 };
@@ -79,6 +108,12 @@ struct cmt_imported_row {
     size_t proc;
     int64_t device;
     uint64_t imports, open, open_bytes; /* open: not released at the end */
+};
+
+struct cmt_unreadable { /* a dump left out of the analysis */
+    char *path;
+    int64_t offset; /* where it stopped making sense; -1: none (cannot open, out of memory) */
+    char *reason;
 };
 
 struct cmt_analysis {
@@ -101,12 +136,16 @@ struct cmt_analysis {
     struct cmt_imported_row *imported; /* in process, then first-import order */
     size_t nimported;
     uint64_t anomalies[CMT_AN_COUNT];
+    struct cmt_unreadable *unreadable; /* in argument order */
+    size_t nunreadable;
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];
 };
 
-/* Loads and replays every dump. Returns 0; 3 when an input is unreadable or corrupt (a->err says
- * which file and where). Call cmt_analysis_free in every case. */
+/* Loads and replays every dump it can read: one that cannot be read or is corrupt is left out and
+ * listed in unreadable[] (a truncated one is read up to its last intact record). Returns 0; 3 when
+ * no dump could be read (a->err says the first file and why) or out of memory. Call
+ * cmt_analysis_free in every case. */
 int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths);
 void cmt_analysis_free(struct cmt_analysis *a);
 
@@ -116,6 +155,9 @@ void cmt_stack_sym_free(struct cmt_stack_sym *s);
 
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);
+/* 1 when anomaly an means the figures may be wrong (unreadable or truncated dumps, dropped events,
+ * full tables, unknown frees): `check` refuses to judge them without --allow-anomalies. */
+int cmt_anomaly_distrusts(int an);
 /* Anomalies of every kind but captured allocations (those are expected, not suspicious). */
 uint64_t cmt_analysis_anomalies(const struct cmt_analysis *a);
 /* The largest bytes_per_marker over all processes (0 when none); proc and index locate it. */

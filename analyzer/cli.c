@@ -3,6 +3,8 @@
  */
 #include "cli.h"
 
+#include "reader.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -64,6 +66,50 @@ static int push(char ***v, size_t *n, size_t *cap, char *s) {
     return 0;
 }
 
+/* A dump file name in a directory: NAME.cmt or NAME.cmt.N (the tracer's .1, .2 ...), not
+ * NAME.cmt.bak or other copies. */
+static int dump_name(const char *name) {
+    const char *p = strstr(name, ".cmt"), *last = NULL;
+    for (; p; p = strstr(p + 1, ".cmt"))
+        last = p;
+    if (!last || last == name) return 0;
+    last += 4;
+    if (!*last) return 1;
+    if (*last++ != '.' || !*last) return 0;
+    for (; *last; last++)
+        if (*last < '0' || *last > '9') return 0;
+    return 1;
+}
+
+/* Drops every path whose dump is the same dump (cmt_format.h IDENTITY) as an earlier one, saying
+ * so on stderr; unreadable files stay (the loader names them). */
+static void drop_duplicates(char **v, size_t *n) {
+    struct cmt_file_header *h = calloc(*n ? *n : 1, sizeof *h);
+    unsigned char *ok = calloc(*n ? *n : 1, 1);
+    size_t k = 0;
+    for (size_t i = 0; i < *n; i++) {
+        int dup = 0;
+        if (h && ok && cmt_dump_read_header(v[i], &h[k]) == 0) {
+            for (size_t j = 0; j < k && !dup; j++)
+                if (ok[j] && cmt_header_same_dump(&h[j], &h[k])) {
+                    dup = 1;
+                    cmt_msg("%s: the same dump as %s (host %.64s, pid %u): counted once", v[i], v[j],
+                            h[k].host[0] ? h[k].host : "?", h[k].pid);
+                }
+            ok[k] = 1;
+        } else if (ok)
+            ok[k] = 0;
+        if (dup) {
+            free(v[i]);
+            continue;
+        }
+        v[k++] = v[i];
+    }
+    *n = k;
+    free(h);
+    free(ok);
+}
+
 int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char *err, size_t errlen) {
     char **v = NULL;
     size_t n = 0, cap = 0;
@@ -85,7 +131,7 @@ int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char
         size_t start = n;
         struct dirent *de;
         while ((de = readdir(d))) {
-            if (!strstr(de->d_name, ".cmt")) continue;
+            if (!dump_name(de->d_name)) continue;
             size_t len = strlen(args[i]) + strlen(de->d_name) + 2;
             char *p = malloc(len);
             if (!p) {
@@ -105,11 +151,12 @@ int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char
         }
         closedir(d);
         if (n == start) {
-            snprintf(err, errlen, "%s: no dump files (*.cmt*) in this directory", args[i]);
+            snprintf(err, errlen, "%s: no dump files (*.cmt, *.cmt.N) in this directory", args[i]);
             goto fail;
         }
         qsort(v + start, n - start, sizeof *v, cmp_str);
     }
+    drop_duplicates(v, &n);
     *paths = v;
     *npaths = n;
     return 0;
@@ -165,6 +212,17 @@ void cmt_cli_progress(struct cmt_report_opts *ro, int quiet) {
     ro->progress = !quiet && !cmt_msg_out && isatty(STDERR_FILENO) ? stderr : NULL;
 }
 
+void cmt_report_unreadable(const struct cmt_analysis *a) {
+    if (!a->nprocs) return; /* nothing read: the caller says why */
+    for (size_t i = 0; i < a->nunreadable; i++) {
+        const struct cmt_unreadable *u = &a->unreadable[i];
+        if (u->offset >= 0)
+            cmt_msg("%s: unreadable, left out: offset %lld: %s", u->path, (long long)u->offset, u->reason);
+        else
+            cmt_msg("%s: unreadable, left out: %s", u->path, u->reason);
+    }
+}
+
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
     char **paths, err[1024];
     size_t np;
@@ -174,6 +232,7 @@ int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, cha
         return 3;
     }
     int rc = cmt_analysis_load(a, ro, paths, np);
+    cmt_report_unreadable(a);
     if (rc) cmt_msg("%s", a->err);
     cmt_free_paths(paths, np);
     return rc;

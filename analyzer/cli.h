@@ -25,8 +25,9 @@ int cmt_close_output(FILE *f, const char *path);
  * closes it: the first non-zero exit code, or 0. */
 int cmt_write_output(const char *path, int (*write)(void *arg, FILE *f), void *arg);
 
-/* Expands DUMP|DIR arguments into a malloc'd array of malloc'd paths (dirs: regular files whose
- * name contains ".cmt", sorted). Returns 0, or -1 with err set. */
+/* Expands DUMP|DIR arguments into a malloc'd array of malloc'd paths (dirs: regular files named
+ * *.cmt or *.cmt.N, sorted); a file holding the same dump as an earlier one (a copy, or named
+ * twice) is left out with a message on stderr. Returns 0, or -1 with err set. */
 int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char *err, size_t errlen);
 void cmt_free_paths(char **paths, size_t n);
 
@@ -43,7 +44,10 @@ void cmt_cli_progress(struct cmt_report_opts *ro, int quiet);
  * printing a usage error for cmd (exit 2). --top goes to *top when given, else to ro->top_n. */
 int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
                       struct cmt_suppressions *supp, size_t *top);
-/* Expands DUMP|DIR arguments and loads them into a: 0, or 3 after printing why. a must be freed
+/* Names every dump the analysis left out (unreadable[]) on stderr, when some other dump was read. */
+void cmt_report_unreadable(const struct cmt_analysis *a);
+/* Expands DUMP|DIR arguments and loads them into a (naming the unreadable dumps left out): 0, or 3
+ * after printing why (no dump could be read). a must be freed
  * with cmt_analysis_free either way. */
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs);
 /* A command line being parsed: fill cmd, help, need_dumps (and top, where --top is the command's

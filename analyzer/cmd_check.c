@@ -25,8 +25,14 @@ static const char check_help[] =
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
     "  --max-growth-per-marker N  fail when a stack's live bytes grow by more than N bytes per\n"
     "                         marker of one label (cmt_mark, NVTX): the leak-per-iteration gate\n"
+    "  --allow-running        judge dumps of processes still running (their live memory is\n"
+    "                         live now, not leaked); without it check fails on them\n"
+    "  --allow-anomalies      judge even when an anomaly means the figures may be wrong\n"
+    "                         (unreadable or truncated dumps, dropped events, full tables,\n"
+    "                         unknown frees); without it check fails on them\n"
     "  --no-symbols, --debug-dir DIR, --top N, --quiet   as for report\n"
-    "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
+    "exit: 0 pass, 1 leaks over budget, regression, or figures it cannot trust, 2 usage,\n"
+    "      3 no dump could be read\n";
 
 /* The top stacks live at the peak of GPU uuid, from the first process on it. */
 static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
@@ -48,7 +54,7 @@ static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
 
 struct check_limits {
     uint64_t budget, marker_growth;
-    int have_budget, have_growth, have_marker_growth;
+    int have_budget, have_growth, have_marker_growth, allow_anomalies, allow_running;
     double growth;
     const char *baseline;
 };
@@ -65,6 +71,12 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         return 1;
     case 'b':
         L->baseline = arg;
+        return 1;
+    case 'A':
+        L->allow_anomalies = 1;
+        return 1;
+    case 'R':
+        L->allow_running = 1;
         return 1;
     case 'g':
         if (cmt_parse_size(arg, &L->marker_growth) != 0) {
@@ -96,6 +108,8 @@ int cmt_cmd_check(int argc, char **argv) {
         CMT_COMMON_OPTIONS,
         {"help", no_argument, 0, 'h'},
         {"max-growth-per-marker", required_argument, 0, 'g'},
+        {"allow-anomalies", no_argument, 0, 'A'},
+        {"allow-running", no_argument, 0, 'R'},
         {0, 0, 0, 0},
     };
     struct check_limits L = {0};
@@ -121,6 +135,21 @@ int cmt_cmd_check(int argc, char **argv) {
     }
     char s1[32], s2[32];
     int failed = 0;
+    for (size_t i = 0; i < a.nprocs; i++) {
+        if (!a.procs[i].running) continue;
+        if (!L.allow_running) failed = 1;
+        cmt_msg("check %s: pid %u on %s is still running (%s): cannot judge a running process (%s live now)%s",
+                L.allow_running ? "warning" : "failed", a.procs[i].hdr.pid, a.procs[i].hdr.host, a.procs[i].path,
+                cmt_human_size(a.procs[i].live_now_bytes, s1, sizeof s1),
+                L.allow_running ? "" : "; --allow-running judges it anyway");
+    }
+    for (int k = 0; k < CMT_AN_COUNT; k++) {
+        if (!a.anomalies[k] || !cmt_anomaly_distrusts(k)) continue;
+        if (!L.allow_anomalies) failed = 1;
+        cmt_msg("check %s: %llu %s: the figures may be wrong (%s)%s", L.allow_anomalies ? "warning" : "failed",
+                (unsigned long long)a.anomalies[k], cmt_anomaly_names[k], cmt_anomaly_hint(k),
+                L.allow_anomalies ? "" : "; --allow-anomalies judges them anyway");
+    }
     if (have_budget || !baseline) {
         if (a.leaked_bytes > budget) {
             failed = 1;

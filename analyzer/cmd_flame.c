@@ -40,13 +40,14 @@ static int write_folds(void *arg, FILE *f) {
 
 static int flame_option(struct cmt_cli *c, int opt, const char *arg) {
     (void)arg;
-    int *peak = c->arg;
-    if (opt == 'l')
-        *peak = 0;
-    else if (opt == 'p')
-        *peak = 1;
-    else
-        return 0;
+    int *peak = c->arg; /* -1: neither option given yet */
+    if (opt != 'l' && opt != 'p') return 0;
+    int want = opt == 'p';
+    if (*peak >= 0 && *peak != want) {
+        cmt_msg("flame: --leaks and --peak conflict: choose one");
+        return -1;
+    }
+    *peak = want;
     return 1;
 }
 
@@ -62,10 +63,11 @@ int cmt_cmd_flame(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int peak = 0;
+    int peak = -1;
     struct cmt_cli cli = {.cmd = "flame", .help = flame_help, .need_dumps = 1, .arg = &peak};
     int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, flame_option);
     if (prc >= 0) return prc;
+    if (peak < 0) peak = 0;
     const char *out = cli.out;
     struct cmt_report_opts ro = cli.ro;
     ro.top_n = peak ? FLAME_TOP : 1;

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "render_html.h"
@@ -13,12 +14,13 @@
 
 static const char report_help[] =
     "usage: cumemtrack report [OPTIONS] DUMP|DIR...\n"
-    "Reads dumps (a DIR means every *.cmt* file in it; many processes are merged) and reports leaks,\n"
+    "Reads dumps (a DIR means every *.cmt and *.cmt.N file in it; many processes are merged; a copy\n"
+    "of a dump is counted once) and reports leaks,\n"
     "peaks with the stacks live then, OOMs, GPU imbalance and anomalies.\n"
     "  --json               JSON output (schema: PREFIX/share/cumemtrack/report-schema.json)\n"
     "  --html               one self-contained HTML file (charts per GPU, tables, icicle graphs);\n"
-    "                       use with -o OUT.html\n"
-    "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"
+    "                       use with -o OUT.html (never written to a terminal; not with --json)\n"
+    "  --top N              stacks listed per leak/peak/OOM section (default 10; --json: all)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR (DIR/.build-id/xx/yyyy.debug, DIR/NAME)\n"
@@ -70,10 +72,21 @@ int cmt_cmd_report(int argc, char **argv) {
     if (prc >= 0) return prc;
     int json = fl.json, html = fl.html;
     const char *out = cli.out;
+    if (json && html) {
+        cmt_msg("report: --json and --html conflict: choose one\n%s", report_help);
+        cmt_suppress_free(&cli.supp);
+        return 2;
+    }
+    if (html && (!out || !strcmp(out, "-")) && isatty(STDOUT_FILENO)) {
+        cmt_msg("report: --html writes one HTML file: give -o OUT.html (or redirect stdout), not a terminal");
+        cmt_suppress_free(&cli.supp);
+        return 2;
+    }
     struct cmt_report_opts ro = cli.ro;
     struct cmt_analysis a;
     struct cmt_tl tl;
     size_t top = ro.top_n ? ro.top_n : 10;
+    if (json && !ro.top_n) ro.top_n = CMT_TOP_ALL; /* JSON lists every leak, peak stack and OOM stack */
     cmt_tl_init(&tl, &a, html ? CMT_HTML_BUCKETS : 0);
     if (html) { /* the timeline told by the replays; every stack of the peaks for the icicle graph */
         ro.observer = cmt_tl_observe;

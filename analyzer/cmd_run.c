@@ -26,10 +26,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmds.h"
 #include "cli.h"
+#include "reader.h"
+#include "running.h"
 
 static const char run_help[] =
     "usage: cumemtrack run [OPTIONS] [--] CMD [ARGS...]\n"
@@ -40,6 +43,9 @@ static const char run_help[] =
     "                         current directory); missing directories are created (mode 0700)\n"
     "  --depth N              stack frames recorded per allocation, 0..256 (default 64)\n"
     "  --no-children          trace CMD only: exec'd children run untracked, forked ones are silent\n"
+    "  --wait SECONDS         after CMD exits, wait up to SECONDS (default 10) for processes still\n"
+    "                         writing a dump (orphaned children); those still running then are\n"
+    "                         named and their live memory is live now, not leaked\n"
     "  -h, --help             this text\n"
     "environment: CUMEMTRACK_LIB overrides where libcumemtrack.so is found.\n"
     "exit: the command's status; 128+N if it was killed by signal N; 127 if it could not be run;\n"
@@ -257,6 +263,37 @@ static void cmt_run_pass_up(const char *outer, char **dumps, size_t n) {
     close(fd);
 }
 
+/* Waits up to wait_s seconds while processes (orphaned children) are still writing dumps, then names
+ * those still running: the summary counts their live memory as live now, not as leaks. */
+static void cmt_run_wait_running(char **dumps, size_t n, double wait_s) {
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int said = 0;
+    for (;;) {
+        size_t running = 0;
+        struct cmt_file_header h;
+        for (size_t i = 0; i < n; i++)
+            running += cmt_dump_read_header(dumps[i], &h) == 0 && cmt_dump_running(&h);
+        if (!running) return;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (el >= wait_s) break;
+        if (!said) {
+            cmt_msg("run: waiting up to %gs for %zu process%s still writing a dump", wait_s, running,
+                    running == 1 ? "" : "es");
+            said = 1;
+        }
+        struct timespec ts = {0, 100 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct cmt_file_header h;
+        if (cmt_dump_read_header(dumps[i], &h) == 0 && cmt_dump_running(&h))
+            cmt_msg("run: pid %u is still running and writing %s: its live memory is live now, not a leak", h.pid,
+                    dumps[i]);
+    }
+}
+
 static void cmt_run_summary(char **dumps, size_t n) {
     if (!n) {
         cmt_msg("run: no dump was written (the command made no CUDA allocation calls, the tracer "
@@ -282,6 +319,10 @@ static void cmt_run_summary(char **dumps, size_t n) {
         cmt_msg("run: cannot summarize: %s", a.err);
     } else {
         size_t sites = a.nleaks;
+        for (size_t i = 0; i < a.nprocs; i++)
+            if (a.procs[i].running)
+                cmt_msg("running: pid %u, %s live now (not counted as leaked)", a.procs[i].hdr.pid,
+                        cmt_human_size(a.procs[i].live_now_bytes, hb, sizeof hb));
         cmt_msg("leaked: %s (%llu bytes) in %llu allocation%s at %zu site%s",
                 cmt_human_size(a.leaked_bytes, hb, sizeof hb), (unsigned long long)a.leaked_bytes,
                 (unsigned long long)a.leaked_allocations, a.leaked_allocations == 1 ? "" : "s", sites,
@@ -379,11 +420,13 @@ int cmt_cmd_run(int argc, char **argv) {
         {"output", required_argument, 0, 'o'},
         {"depth", required_argument, 0, 'd'},
         {"no-children", no_argument, 0, 'n'},
+        {"wait", required_argument, 0, 'w'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *tmpl = NULL, *depth = NULL;
     int no_children = 0, c;
+    double wait_s = 10;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
@@ -405,6 +448,17 @@ int cmt_cmd_run(int argc, char **argv) {
         case 'n':
             no_children = 1;
             break;
+        case 'w': {
+            char *end;
+            errno = 0;
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || errno || !(v >= 0) || v > 86400) {
+                cmt_msg("run: --wait needs a number of seconds from 0 to 86400, not '%s'", optarg);
+                return 2;
+            }
+            wait_s = v;
+            break;
+        }
         case 'h':
             fputs(run_help, stdout);
             return 0;
@@ -544,6 +598,7 @@ int cmt_cmd_run(int argc, char **argv) {
     char **dumps;
     size_t n = cmt_run_read_manifest(manifest, &dumps);
     unlink(manifest);
+    if (n) cmt_run_wait_running(dumps, n, wait_s);
     if (got != (ssize_t)sizeof exec_err || n) cmt_run_summary(dumps, n);
     cmt_run_pass_up(outer_manifest, dumps, n);
     for (size_t i = 0; i < n; i++)

@@ -49,11 +49,15 @@ int cmt_cmd_timeline(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
         switch (c) {
         case 'c':
-            fmt = CMT_TL_CSV;
+        case 'p': {
+            int want = c == 'c' ? CMT_TL_CSV : CMT_TL_PERFETTO;
+            if (fmt != CMT_TL_TEXT && fmt != want) {
+                cmt_msg("timeline: --csv and --perfetto conflict: choose one\n%s", timeline_help);
+                return 2;
+            }
+            fmt = want;
             break;
-        case 'p':
-            fmt = CMT_TL_PERFETTO;
-            break;
+        }
         case 'o':
             out = optarg;
             break;
@@ -80,6 +84,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     }
     uint64_t *tpid = calloc(npaths + 1, sizeof *tpid);
     int64_t base_real = 0;
+    int have_base = 0;
     if (!tpid) {
         cmt_msg("timeline: out of memory");
         cmt_free_paths(paths, npaths);
@@ -88,14 +93,10 @@ int cmt_cmd_timeline(int argc, char **argv) {
     /* headers first: the trace's time base and pids */
     for (size_t i = 0; i < npaths; i++) {
         struct cmt_dump *d = cmt_dump_open(paths[i], err, sizeof err);
-        if (!d) {
-            cmt_msg("%s", err);
-            free(tpid);
-            cmt_free_paths(paths, npaths);
-            return 3;
-        }
+        if (!d) continue; /* the analysis leaves it out and names it */
         const struct cmt_file_header *h = cmt_dump_header(d);
-        if (!i || h->start_realtime_ns < base_real) base_real = h->start_realtime_ns;
+        if (!have_base || h->start_realtime_ns < base_real) base_real = h->start_realtime_ns;
+        have_base = 1;
         uint64_t pid = h->pid;
         for (size_t k = 0; k < i; k++)
             if (tpid[k] == pid) pid += 1000000; /* same pid on another host */
@@ -127,6 +128,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     cmt_cli_progress(&ro, quiet);
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     int wrc = cmt_tl_writer_end(w, !rc);
+    cmt_report_unreadable(&a);
     if (rc)
         cmt_msg("%s", a.err);
     else if (cmt_tl_finish(&tl) != 0 || wrc != 0) {

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -115,6 +116,35 @@ static void release(struct cmt_dump *d, uint64_t off, uint64_t end) {
     if (b > a) madvise((void *)(d->map + a), (size_t)(b - a), MADV_DONTNEED);
 }
 
+int cmt_header_has_identity(const struct cmt_file_header *h) {
+    return h->version_major > 2 || (h->version_major == 2 && h->version_minor >= 1);
+}
+
+size_t cmt_header_cmdline_cap(const struct cmt_file_header *h) {
+    return cmt_header_has_identity(h) ? sizeof h->cmdline : CMT_HEADER_SIZE - offsetof(struct cmt_file_header, cmdline);
+}
+
+int cmt_dump_read_header(const char *path, struct cmt_file_header *h) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = pread(fd, h, sizeof *h, 0);
+    close(fd);
+    if (n != (ssize_t)sizeof *h || memcmp(h->magic, CMT_MAGIC, 8) != 0 ||
+        h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR)
+        return -1;
+    if (!cmt_header_has_identity(h)) {
+        h->proc_start_ticks = 0;
+        memset(h->dump_id, 0, sizeof h->dump_id);
+    }
+    return 0;
+}
+
+int cmt_header_same_dump(const struct cmt_file_header *a, const struct cmt_file_header *b) {
+    return a->pid == b->pid && a->start_realtime_ns == b->start_realtime_ns &&
+           a->start_clock_ns == b->start_clock_ns && !memcmp(a->dump_id, b->dump_id, sizeof a->dump_id) &&
+           !strncmp(a->host, b->host, sizeof a->host);
+}
+
 struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -142,7 +172,7 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     }
     const struct cmt_file_header *h = map;
     const char *why = NULL;
-    char buf[160];
+    char buf[256];
     if (memcmp(h->magic, CMT_MAGIC, 8) != 0)
         why = "offset 0 (magic): not a cumemtrack dump (bad magic)";
     else if (h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR) {
@@ -160,8 +190,9 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
         snprintf(buf, sizeof buf, "offset 12 (header_size): file (%zu bytes) shorter than its header (%u bytes)", size,
                  h->header_size);
         why = buf;
-    } else if (h->cmdline_len > sizeof h->cmdline) {
-        snprintf(buf, sizeof buf, "offset 336 (cmdline_len): %u exceeds %zu", h->cmdline_len, sizeof h->cmdline);
+    } else if (h->cmdline_len > cmt_header_cmdline_cap(h)) {
+        snprintf(buf, sizeof buf, "offset 336 (cmdline_len): %u exceeds %zu", h->cmdline_len,
+                 cmt_header_cmdline_cap(h));
         why = buf;
     } else if (h->start_realtime_ns < 0 || h->start_realtime_ns >= CMT_TIME_MAX) {
         snprintf(buf, sizeof buf, "offset 56 (start_realtime_ns): time %lld outside [0, 2^62)",
@@ -170,6 +201,20 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
     } else if (h->start_clock_ns < 0 || h->start_clock_ns >= CMT_TIME_MAX) {
         snprintf(buf, sizeof buf, "offset 64 (start_clock_ns): time %lld outside [0, 2^62)", (long long)h->start_clock_ns);
         why = buf;
+    } else {
+        static const char *const cnames[] = {
+#define CMT_CTR_NAME(id, name) name,
+            CMT_COUNTERS(CMT_CTR_NAME)
+#undef CMT_CTR_NAME
+        };
+        for (unsigned k = 0; k < CMT_CTR_COUNT && !why; k++) {
+            uint64_t v = h->counters[k], max = k == CMT_CTR_WRITE_STOPPED ? 1 : CMT_COUNTER_MAX;
+            if (v <= max) continue;
+            snprintf(buf, sizeof buf, "offset %zu (counter %s): %llu is more than a process could count (at most %llu)",
+                     offsetof(struct cmt_file_header, counters) + 8 * (size_t)k, cnames[k], (unsigned long long)v,
+                     (unsigned long long)max);
+            why = buf;
+        }
     }
     if (why) {
         set_err(err, errlen, path, "%s", why);
@@ -624,7 +669,8 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
             rc = decode_payload(c, s, e, t, &why);
         }
         if (rc != 0) {
-            if (s->partial && !c->ok && c->p >= c->end) { /* cut by the truncation */
+            /* cut by the truncation: the record runs past the end of the file's last bytes */
+            if (s->partial && !c->ok && (c->p >= c->end || t >= CMT_REC_EXT_FIRST)) {
                 s->open = 0;
                 s->done = 1;
                 return 0;

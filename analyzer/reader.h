@@ -80,6 +80,16 @@ struct cmt_event {
 
 struct cmt_dump;
 
+/* Header fields by version (cmt_format.h VERSIONING): whether proc_start_ticks and dump_id are
+ * there (2.1 on), and the bytes cmdline may use from its offset (1744 from 2.1, 1768 before). */
+int cmt_header_has_identity(const struct cmt_file_header *h);
+size_t cmt_header_cmdline_cap(const struct cmt_file_header *h);
+/* Reads the file header of path into *h (fields a version lacks zeroed): 0, or -1 when the file
+ * cannot be read or does not start with a dump header of a known major. */
+int cmt_dump_read_header(const char *path, struct cmt_file_header *h);
+/* Whether two headers identify the same dump (cmt_format.h IDENTITY). */
+int cmt_header_same_dump(const struct cmt_file_header *a, const struct cmt_file_header *b);
+
 /* Opens and validates path. On failure returns NULL and writes "PATH: offset N (field): why" into
  * err. */
 struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen);

@@ -263,6 +263,7 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_str(j, "command", p->command);
         cmt_json_str(j, "exe", p->hdr.exe);
         cmt_json_str(j, "exit", p->exit);
+        cmt_json_u64(j, "live_now_bytes", p->live_now_bytes);
         if (p->replay.have_exit)
             cmt_json_i64(j, "exit_status", p->replay.exit_status);
         else
@@ -394,6 +395,16 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_str(j, "name", a->gpus[g].name);
         cmt_json_str(j, "pci_bus_id", a->gpus[g].pci);
         cmt_json_u64(j, "peak_bytes", a->gpus[g].peak_bytes);
+        cmt_json_array(j, "peak_processes");
+        for (size_t k = 0; k < a->gpus[g].npeak_procs; k++) {
+            const struct cmt_gpu_proc *gp = &a->gpus[g].peak_procs[k];
+            cmt_json_object(j, NULL);
+            cmt_json_u64(j, "pid", a->procs[gp->proc].hdr.pid);
+            cmt_json_str(j, "host", a->procs[gp->proc].hdr.host);
+            cmt_json_u64(j, "bytes", gp->bytes);
+            cmt_json_object_end(j);
+        }
+        cmt_json_array_end(j);
         cmt_json_u64(j, "leaked_bytes", a->gpus[g].leaked_bytes);
         cmt_json_u64(j, "processes", a->gpus[g].processes);
         cmt_json_object_end(j);
@@ -413,6 +424,19 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     for (int k = 0; k < CMT_AN_COUNT; k++)
         cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
     cmt_json_object_end(j);
+    cmt_json_array(j, "unreadable");
+    for (size_t k = 0; k < a->nunreadable; k++) {
+        const struct cmt_unreadable *u = &a->unreadable[k];
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "file", u->path);
+        if (u->offset >= 0)
+            cmt_json_i64(j, "offset", u->offset);
+        else
+            cmt_json_null(j, "offset");
+        cmt_json_str(j, "reason", u->reason);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
     cmt_json_array(j, "suppressions");
     for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {
         const struct cmt_suppression *s = &a->opts.suppressions->v[k];

@@ -247,8 +247,9 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
         const struct cmt_process *p = &a->procs[i];
         fprintf(f, "  pid %u", p->hdr.pid);
         if (p->hdr.rank >= 0) fprintf(f, " rank %d", p->hdr.rank);
-        fprintf(f, " on %s, exit %s%s: %s\n", p->hdr.host[0] ? p->hdr.host : "?", p->exit,
-                p->truncated ? " (truncated dump)" : "", p->command && p->command[0] ? p->command : "?");
+        fprintf(f, " on %s, exit %s", p->hdr.host[0] ? p->hdr.host : "?", p->exit);
+        if (p->running) fprintf(f, " (%s live now, not leaked)", cmt_human_size(p->live_now_bytes, b1, sizeof b1));
+        fprintf(f, "%s: %s\n", p->truncated ? " (truncated dump)" : "", p->command && p->command[0] ? p->command : "?");
     }
     fprintf(f, "\ndevices\n  %-7s %-4s %-40s %-14s %10s %10s %7s %7s  %s\n", "PID", "DEV", "UUID", "PCI", "PEAK",
             "LEAKED", "ALLOCS", "FREES", "NAME");
@@ -351,6 +352,8 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
             if (a->anomalies[k])
                 fprintf(f, "  %-21s %6llu  %s\n", cmt_anomaly_names[k], (unsigned long long)a->anomalies[k],
                         cmt_anomaly_hint(k));
+        for (size_t k = 0; k < a->nunreadable; k++)
+            fprintf(f, "    unreadable: %s (%s)\n", a->unreadable[k].path, a->unreadable[k].reason);
     }
     if (a->opts.suppressions && a->opts.suppressions->n) {
         fprintf(f, "\nsuppressions\n");

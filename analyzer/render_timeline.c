@@ -90,7 +90,8 @@ static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, c
     cmt_json_object_end(j);
 }
 
-static void perfetto_meta(struct cmt_tl_writer *o, size_t proc) {
+/* proc: the dump's input index (trace pid); p: its process */
+static void perfetto_meta(struct cmt_tl_writer *o, size_t proc, const struct cmt_process *p) {
     if (proc < o->nnamed && o->named[proc]) return;
     if (proc >= o->nnamed) {
         size_t nn = proc + 1;
@@ -104,7 +105,6 @@ static void perfetto_meta(struct cmt_tl_writer *o, size_t proc) {
         o->nnamed = nn;
     }
     o->named[proc] = 1;
-    const struct cmt_process *p = &o->a->procs[proc];
     char name[512];
     if (p->hdr.rank >= 0)
         snprintf(name, sizeof name, "rank %d pid %u on %s: %.300s", p->hdr.rank, p->hdr.pid,
@@ -152,7 +152,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         fprintf(o->f, "%12.6f  %-7u %-3s %-40s %10s  %s\n", cmt_tl_seconds(row->t), p->hdr.pid, dev,
                 row->uuid ? row->uuid : "-", row->device >= 0 ? cmt_human_size(row->live, b, sizeof b) : "-", ev);
     } else {
-        perfetto_meta(o, row->proc);
+        perfetto_meta(o, row->proc, p); /* while loading, procs[] is in input order */
         struct cmt_json *j = &o->j;
         int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
         char nm[128];
@@ -224,8 +224,8 @@ struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a
 
 int cmt_tl_writer_end(struct cmt_tl_writer *o, int loaded) {
     if (o->fmt == CMT_TL_PERFETTO) {
-        for (size_t i = 0; i < o->a->nprocs; i++)
-            perfetto_meta(o, i); /* processes without a row */
+        for (size_t i = 0; i < o->a->nprocs; i++) /* processes without a row (unreadable ones left out) */
+            perfetto_meta(o, o->a->procs[i].input, &o->a->procs[i]);
         cmt_json_array_end(&o->j);
         cmt_json_object_end(&o->j);
         cmt_json_finish(&o->j);

@@ -11,7 +11,7 @@
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
     "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
-    "table_full",   "truncated_dumps", "died_processes", "unmatched_proc", "captured_allocations",
+    "table_full",   "truncated_dumps", "unreadable_dumps", "died_processes", "running_processes", "unmatched_proc", "captured_allocations",
 };
 
 const char *cmt_leak_at_name(int at) {
@@ -131,30 +131,33 @@ static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     return *slot - 1;
 }
 
-/* Top n stacks live on device (by bytes desc, then stack id), into a new array. */
+static int cmp_stack_bytes(const void *x, const void *y) {
+    const struct cmt_stack_bytes *a = x, *b = y;
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* Top n stacks live on device (by bytes desc, then stack id), into a new array; n may be
+ * CMT_TOP_ALL (every stack live on it). */
 static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, size_t *nout) {
     size_t n = r->top_n, k = 0;
-    struct cmt_stack_bytes *top = calloc(n ? n : 1, sizeof *top);
+    struct cmt_replay_live *t = r->t;
+    size_t m = 0;
+    for (size_t i = 0; i < t->nsdc; i++)
+        m += t->sdc[i].device == device && t->sdc[i].bytes;
+    struct cmt_stack_bytes *top = calloc(m ? m : 1, sizeof *top);
     if (!top) {
         cmt_replay_lost(r);
         *nout = 0;
         return NULL;
     }
-    struct cmt_replay_live *t = r->t;
     for (size_t i = 0; i < t->nsdc; i++) {
         const struct cmt_stack_live *s = &t->sdc[i];
         if (s->device != device || !s->bytes) continue;
-        size_t pos = k;
-        while (pos > 0 &&
-               (top[pos - 1].bytes < s->bytes || (top[pos - 1].bytes == s->bytes && top[pos - 1].stack > s->stack)))
-            pos--;
-        if (pos >= n) continue;
-        size_t last = k < n ? k : n - 1;
-        memmove(&top[pos + 1], &top[pos], (last - pos) * sizeof *top);
-        top[pos] = (struct cmt_stack_bytes){s->stack, s->bytes, s->count};
-        if (k < n) k++;
+        top[k++] = (struct cmt_stack_bytes){s->stack, s->bytes, s->count};
     }
-    *nout = k;
+    qsort(top, k, sizeof *top, cmp_stack_bytes);
+    *nout = k < n ? k : n;
     return top;
 }
 

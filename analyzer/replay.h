@@ -21,6 +21,8 @@
 enum cmt_leak_at { CMT_AT_EXIT = 0, CMT_AT_TEARDOWN = 1, CMT_AT_DIED = 2 };
 const char *cmt_leak_at_name(int at);
 
+#define CMT_TOP_ALL ((size_t)-1) /* a top_n that keeps every stack */
+
 struct cmt_stack_bytes {
     uint64_t stack; /* stack id (0: none) */
     uint64_t bytes, allocations;
@@ -88,7 +90,9 @@ enum cmt_anomaly {
     CMT_AN_DROPPED_STACKS,
     CMT_AN_TABLE_FULL,
     CMT_AN_TRUNCATED_DUMPS,
+    CMT_AN_UNREADABLE_DUMPS, /* counted by the analysis: dumps left out (analysis.h unreadable[]) */
     CMT_AN_DIED_PROCESSES,
+    CMT_AN_RUNNING_PROCESSES, /* counted by the analysis (running.h) */
     CMT_AN_UNMATCHED_PROC,
     CMT_AN_CAPTURED_ALLOCATIONS,
     CMT_AN_COUNT
@@ -172,7 +176,7 @@ struct cmt_replay {
     struct cmt_replay_live *t; /* internal */
 };
 
-/* Initialises r (top_n stacks per snapshot, 0 means 10). */
+/* Initialises r (top_n stacks per snapshot, 0 means 10, CMT_TOP_ALL every stack). */
 int cmt_replay_init(struct cmt_replay *r, size_t top_n);
 /* Applies one event. */
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *ev);

@@ -295,9 +295,26 @@ int cmt_tl_finish(struct cmt_tl *tl) {
     }
     tl->series = calloc(ns + 1, sizeof *tl->series);
     tl->marks = calloc(nm + 1, sizeof *tl->marks);
-    if (!tl->series || !tl->marks) tl->out_of_memory = 1;
+    /* the observer saw the dumps by their input index; the analysis left out the unreadable ones */
+    size_t *to = calloc(tl->npst + 1, sizeof *to);
+    if (!tl->series || !tl->marks || !to) tl->out_of_memory = 1;
+    for (size_t i = 0; to && i <= tl->npst; i++)
+        to[i] = (size_t)-1;
+    for (size_t k = 0; to && k < tl->a->nprocs; k++)
+        if (tl->a->procs[k].input < tl->npst) to[tl->a->procs[k].input] = k;
     for (size_t i = 0; i < tl->npst; i++) {
         struct cmt_tl_proc *p = &tl->pst[i];
+        if (!to || to[i] == (size_t)-1) { /* left out (or no memory): drop what it told */
+            for (size_t k = 0; k < p->nseries; k++)
+                free(p->series[k].b);
+            for (size_t k = 0; k < p->nmarks; k++)
+                free(p->marks[k].label);
+            p->nseries = p->nmarks = 0;
+        }
+        for (size_t k = 0; k < p->nseries; k++)
+            p->series[k].proc = to[i];
+        for (size_t k = 0; k < p->nmarks; k++)
+            p->marks[k].proc = to[i];
         if (tl->series)
             memcpy(tl->series + tl->nseries, p->series, p->nseries * sizeof *p->series);
         else
@@ -315,6 +332,7 @@ int cmt_tl_finish(struct cmt_tl *tl) {
         free(p->devs);
         free_open(p);
     }
+    free(to);
     free(tl->pst);
     tl->pst = NULL;
     tl->npst = 0;

@@ -1,5 +1,5 @@
 /*
- * cmt_format.h — the cumemtrack dump format (version 2.0). This comment is the specification.
+ * cmt_format.h — the cumemtrack dump format (version 2.1). This comment is the specification.
  *
  * Shared by the tracer (preload/, the only writer) and the analyzer (analyzer/, the reader).
  * tests/unit/test_format.c pins every offset and size below: change them only with a major version bump.
@@ -136,6 +136,14 @@
  *   context; the analyzer still reads 1.x dumps (tests/compat/).
  *   version_minor grows when record types or header fields are added at the end; readers accept any
  *   minor of their major (skipping extension records they do not know).
+ *   2.1: proc_start_ticks and dump_id take the last 24 bytes of cmdline (1768 -> 1744 bytes). A 2.0
+ *   dump's cmdline may run to offset 4096: a reader reads those fields only when version_minor >= 1.
+ *
+ * IDENTITY
+ *   A dump is the same dump (a copy, or the same file named twice) as another when host, pid,
+ *   start_realtime_ns, start_clock_ns and dump_id are equal (dump_id is zero before 2.1). A process
+ *   is still running when its host is this host and a live process with its pid has the same
+ *   proc_start_ticks (2.1).
  */
 #ifndef CMT_FORMAT_H
 #define CMT_FORMAT_H
@@ -145,7 +153,7 @@
 #define CMT_MAGIC "CUMEMTRK"
 #define CMT_VERSION_MAJOR 2
 #define CMT_VERSION_MAJOR_OLDEST 1 /* the oldest major the analyzer still reads */
-#define CMT_VERSION_MINOR 0
+#define CMT_VERSION_MINOR 1
 #define CMT_HEADER_SIZE 4096u
 #define CMT_BLOCK_SIZE 65536u
 #define CMT_BLOCK_MAGIC 0x42544d43u /* "CMTB" */
@@ -276,6 +284,9 @@ enum cmt_counter {
         CMT_CTR_COUNT
 };
 #define CMT_MAX_COUNTERS 32
+/* A counter counts events of one process: above CMT_COUNTER_MAX (2^40, a million million calls)
+ * it is corruption, and so is write_stopped above 1. Readers check the counters they know. */
+#define CMT_COUNTER_MAX ((uint64_t)1 << 40)
 
 #define CMT_CLOCK_MONOTONIC 1
 #define CMT_TIME_MAX ((int64_t)1 << 62) /* ns: 146 years; every time lies in [0, CMT_TIME_MAX) */
@@ -306,7 +317,10 @@ struct cmt_file_header {
     char cuda_visible_devices[512]; /* 728 "\x01unset" when unset */
     char cuda_device_order[64]; /* 1240 */
     char exe[1024];             /* 1304 /proc/self/exe */
-    char cmdline[1768];         /* 2328 arguments, NUL-separated (cmdline_len bytes) */
+    char cmdline[1744];         /* 2328 arguments, NUL-separated (cmdline_len bytes); 1768 bytes in 2.0 */
+    uint64_t proc_start_ticks;  /* 4072 (2.1) the process's start time: field 22 of /proc/PID/stat (clock
+                                   ticks since boot); 0 when unknown */
+    uint8_t dump_id[16];        /* 4080 (2.1) random bytes chosen when the dump was created (never all zero) */
     /* 4096 */
 };
 

@@ -139,6 +139,53 @@ static void expand_template(char *out, size_t cap) {
     }
 }
 
+/* Field 22 of /proc/self/stat (start time in clock ticks since boot), 0 when unreadable. */
+static uint64_t self_start_ticks(void) {
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
+    if (!p) return 0;
+    p++;
+    for (int field = 3; field < 22 && *p; field++) { /* skip fields 3..21 */
+        while (*p == ' ')
+            p++;
+        while (*p && *p != ' ')
+            p++;
+    }
+    while (*p == ' ')
+        p++;
+    return strtoull(p, NULL, 10);
+}
+
+/* The dump's random id (cmt_format.h IDENTITY): getrandom, else a mix of clocks, pid and an
+ * address; never all zero. */
+static void fill_dump_id(uint8_t id[16]) {
+    long got = syscall(SYS_getrandom, id, 16, 1 /* GRND_NONBLOCK */);
+    if (got != 16) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_REALTIME, &a);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        uint64_t x[2] = {((uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec) ^ ((uint64_t)getpid() << 32),
+                         ((uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec) ^ (uint64_t)(uintptr_t)id};
+        for (int i = 0; i < 2; i++) { /* splitmix64 finaliser */
+            uint64_t z = x[i] + 0x9e3779b97f4a7c15ull;
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            x[i] = z ^ (z >> 31);
+        }
+        memcpy(id, x, 16);
+    }
+    int zero = 1;
+    for (int i = 0; i < 16; i++)
+        zero &= id[i] == 0;
+    if (zero) id[0] = 1;
+}
+
 static void fill_header(struct cmt_file_header *h) {
     memcpy(h->magic, CMT_MAGIC, 8);
     h->version_major = CMT_VERSION_MAJOR;
@@ -163,6 +210,8 @@ static void fill_header(struct cmt_file_header *h) {
     clock_gettime(CLOCK_MONOTONIC, &mono);
     h->start_realtime_ns = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
     h->start_clock_ns = (int64_t)mono.tv_sec * 1000000000 + mono.tv_nsec;
+    h->proc_start_ticks = self_start_ticks();
+    fill_dump_id(h->dump_id);
     gethostname(h->host, sizeof h->host - 1);
     const char *job = getenv("SLURM_JOB_ID");
     if (!job || !*job) job = getenv("TORCHELASTIC_RUN_ID");

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check exit codes: 0 pass, 1 leaks over budget / regression against a baseline, 2 usage, 3 bad
-# input; suppressions counted per pattern; size suffixes.
+# input; suppressions counted per pattern; size suffixes. (basic.cmt frees an unknown pointer:
+# --allow-anomalies lets check judge its leaks; analyzer_trust tests the anomaly gate.)
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 g=$CMT_ROOT/tests/golden
@@ -15,22 +16,22 @@ free dev=0 ptr=0x100
 exit clean
 S
 "$MKDUMP" clean.script clean.cmt
-expect_rc 0 "$CMT_BIN" check clean.cmt
-expect_rc 1 "$CMT_BIN" check --no-symbols basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies clean.cmt
+expect_rc 1 "$CMT_BIN" check --allow-anomalies --no-symbols basic.cmt
 grep -q "check failed: 1.50 MiB leaked" err.txt || fail "no reason printed"
 grep -q "train+0x1234" err.txt || fail "no offending stack printed"
-expect_rc 0 "$CMT_BIN" check --max-leak-bytes 2M basic.cmt
-expect_rc 1 "$CMT_BIN" check --max-leak-bytes 1000K basic.cmt
-expect_rc 0 "$CMT_BIN" check --max-leak-bytes 1575K basic.cmt   # 1.5 MiB + 4 KiB host = 1540 KiB
-expect_rc 2 "$CMT_BIN" check --max-leak-bytes lots basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 2M basic.cmt
+expect_rc 1 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 1000K basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 1575K basic.cmt   # 1.5 MiB + 4 KiB host = 1540 KiB
+expect_rc 2 "$CMT_BIN" check --allow-anomalies --max-leak-bytes lots basic.cmt
 expect_rc 2 "$CMT_BIN" check
-expect_rc 2 "$CMT_BIN" check --bogus basic.cmt
-expect_rc 2 "$CMT_BIN" check --max-peak-growth 10 basic.cmt
+expect_rc 2 "$CMT_BIN" check --allow-anomalies --bogus basic.cmt
+expect_rc 2 "$CMT_BIN" check --allow-anomalies --max-peak-growth 10 basic.cmt
 expect_rc 2 "$CMT_BIN" frobnicate
-expect_rc 3 "$CMT_BIN" check missing.cmt
-: >empty.cmt; expect_rc 3 "$CMT_BIN" check empty.cmt
+expect_rc 3 "$CMT_BIN" check --allow-anomalies missing.cmt
+: >empty.cmt; expect_rc 3 "$CMT_BIN" check --allow-anomalies empty.cmt
 expect_rc 0 "$CMT_BIN" --version
-expect_rc 0 "$CMT_BIN" check --help; grep -q max-peak-growth out.txt || fail "check --help"
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --help; grep -q max-peak-growth out.txt || fail "check --help"
 expect_rc 0 "$CMT_BIN" report --help
 expect_rc 0 "$CMT_BIN" dump --help
 # suppressions: module match removes the device leak (stack 1 frames in /nonexistent/train)
@@ -40,7 +41,7 @@ cat >supp.txt <<'S'
 leak:nothing_matches_this
 leak:*nonexistent/tr*
 S
-expect_rc 0 "$CMT_BIN" check --suppressions supp.txt --no-symbols basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --suppressions supp.txt --no-symbols basic.cmt
 "$CMT_BIN" report --json --no-symbols --suppressions supp.txt basic.cmt >supp.json || fail report
 python3 - <<'PY' || fail "suppression counts"
 import json
@@ -50,20 +51,20 @@ assert s['nothing_matches_this']['leaks']==0, s
 assert s['*nonexistent/tr*']['leaks']==2 and s['*nonexistent/tr*']['bytes']==1572864+4096, s
 assert d['summary']['leaked_bytes']==0 and d['leaks']==[], d['summary']
 PY
-printf 'bogus line\n' >badsupp.txt; expect_rc 2 "$CMT_BIN" check --suppressions badsupp.txt basic.cmt
+printf 'bogus line\n' >badsupp.txt; expect_rc 2 "$CMT_BIN" check --allow-anomalies --suppressions badsupp.txt basic.cmt
 # baseline: same run passes; more leaks fail; peak growth over PCT fails
-expect_rc 0 "$CMT_BIN" check --baseline basic.cmt --no-symbols basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --no-symbols basic.cmt
 sed 's/^exit clean.*/alloc dev=0 ptr=0x7f0000300000 size=1M kind=device stack=2 ctx=1 api=cuMemAlloc_v2\nexit clean/' "$g/basic.script" >more.script
 "$MKDUMP" more.script more.cmt
-expect_rc 1 "$CMT_BIN" check --baseline basic.cmt --no-symbols more.cmt
+expect_rc 1 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --no-symbols more.cmt
 grep -q "leaked bytes grew" err.txt || fail "no growth reason"
 grep -q "new .*train+0x2000" err.txt || fail "no new stack chain"
-expect_rc 0 "$CMT_BIN" check --baseline more.cmt --no-symbols basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --baseline more.cmt --no-symbols basic.cmt
 # peak: more.cmt peaks at 3 MiB like basic (the extra 1M comes after frees): same peak
-expect_rc 0 "$CMT_BIN" check --baseline more.cmt --max-peak-growth 5 --no-symbols more.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --baseline more.cmt --max-peak-growth 5 --no-symbols more.cmt
 sed 's/size=2M/size=4M/' "$g/basic.script" >bigpeak.script; "$MKDUMP" bigpeak.script bigpeak.cmt
-expect_rc 1 "$CMT_BIN" check --baseline basic.cmt --max-peak-growth 50 --max-leak-bytes 1G --no-symbols bigpeak.cmt
+expect_rc 1 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --max-peak-growth 50 --max-leak-bytes 1G --no-symbols bigpeak.cmt
 grep -q "peak on GPU-11111111-2222-3333-4444-555555555555 grew 66.7%" err.txt || { cat err.txt; fail "peak reason"; }
-expect_rc 0 "$CMT_BIN" check --baseline basic.cmt --max-peak-growth 70 --max-leak-bytes 1G --no-symbols bigpeak.cmt
-expect_rc 3 "$CMT_BIN" check --baseline empty.cmt basic.cmt
+expect_rc 0 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --max-peak-growth 70 --max-leak-bytes 1G --no-symbols bigpeak.cmt
+expect_rc 3 "$CMT_BIN" check --allow-anomalies --baseline empty.cmt basic.cmt
 echo ok

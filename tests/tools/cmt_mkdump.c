@@ -7,6 +7,8 @@
  * takes optional seq=N (default: previous seq + 1) and t=NS (default: previous time + 1000).
  *   header pid= ppid= host= rank= local_rank= world= cmd="a b c" exe= job= cvd= order= depth=
  *          stacks= block_size= major= minor= start_real= start_clock= ctr.NAME=N (counter by name)
+ *          start_ticks=N (proc_start_ticks) id=HEX (dump_id, up to 32 hex digits; default: a hash of
+ *          the script, so one script gives one dump identity)
  *   writer N                  switch to stream N (default 1)
  *   block                     the current writer starts a new block with its next record
  *   zeroblock                 leave one unused (zero) block slot here
@@ -443,7 +445,24 @@ static void set_str(char *dst, size_t cap, const char *v) {
     if (v) snprintf(dst, cap, "%s", v);
 }
 
+static int have_id;
+static uint64_t script_hash = 0xcbf29ce484222325ull; /* FNV-1a over every line */
+
 static void do_header(void) {
+    hdr.proc_start_ticks = nval("start_ticks", 0);
+    if (val("id")) {
+        const char *x = val("id");
+        size_t n = strlen(x);
+        if (n > 32) die("id: at most 32 hex digits", x);
+        memset(hdr.dump_id, 0, sizeof hdr.dump_id);
+        for (size_t i = 0; i < n; i++) { /* the last hex digit is the low nibble of byte 15 */
+            char c = x[n - 1 - i];
+            int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+            if (v < 0) die("id: not hex", x);
+            hdr.dump_id[15 - i / 2] |= (uint8_t)(v << (i % 2 ? 4 : 0));
+        }
+        have_id = 1;
+    }
     hdr.pid = (uint32_t)nval("pid", 1234);
     hdr.ppid = (uint32_t)nval("ppid", 1);
     hdr.rank = (int32_t)nval("rank", (uint64_t)-1);
@@ -511,6 +530,8 @@ int main(int argc, char **argv) {
     char line[16384];
     while (fgets(line, sizeof line, in)) {
         lineno++;
+        for (const char *c = line; *c; c++)
+            script_hash = (script_hash ^ (uint8_t)*c) * 0x100000001b3ull;
         tokenize(line);
         if (!ntok) continue;
         const char *cmd = toks[0].val;
@@ -572,6 +593,11 @@ int main(int argc, char **argv) {
     }
     if (in != stdin) fclose(in);
     hdr.blocks_used = nslots;
+    if (!have_id && (hdr.version_major > 2 || (hdr.version_major == 2 && hdr.version_minor >= 1))) {
+        uint64_t h2 = script_hash * 0x9e3779b97f4a7c15ull + 1;
+        memcpy(hdr.dump_id, &script_hash, 8);
+        memcpy(hdr.dump_id + 8, &h2, 8);
+    }
     FILE *out = fopen(argv[2], "wb");
     if (!out) {
         perror(argv[2]);

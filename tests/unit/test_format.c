@@ -47,6 +47,10 @@ int main(void) {
     AT(cmt_file_header, cuda_device_order, 1240);
     AT(cmt_file_header, exe, 1304);
     AT(cmt_file_header, cmdline, 2328);
+    AT(cmt_file_header, proc_start_ticks, 4072);
+    AT(cmt_file_header, dump_id, 4080);
+    CHECK(sizeof(((struct cmt_file_header *)0)->cmdline) == 1744);
+    CHECK(CMT_VERSION_MINOR >= 1); /* proc_start_ticks and dump_id exist from 2.1 */
     CHECK(sizeof(struct cmt_block_header) == 32);
     AT(cmt_block_header, magic, 0);
     AT(cmt_block_header, writer, 4);
