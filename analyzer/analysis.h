@@ -48,7 +48,8 @@ struct cmt_process {
 
 struct cmt_stack_sym {
     size_t n;
-    struct cmt_sym_frame *frames; /* strings owned by the analysis' symbolizer */
+    struct cmt_sym_frame *frames; /* native and Python frames interleaved (reader.h), innermost
+                                     first; strings owned by the analysis' symbolizer or replay */
 };
 
 struct cmt_rleak {
@@ -101,6 +102,10 @@ void cmt_analysis_free(struct cmt_analysis *a);
 /* Symbolizes stack id of process p (cached frames of the analysis; n == 0 for an unknown id). */
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t stack_id);
 void cmt_stack_sym_free(struct cmt_stack_sym *s);
+/* Frames of s shown in the default views (not hidden, see enum cmt_hide). */
+size_t cmt_stack_visible(const struct cmt_stack_sym *s);
+/* Frame i of s is shown: not hidden, or every frame of s is hidden (then all are shown). */
+#define CMT_FRAME_SHOWN(s, i, nvisible) (!(s)->frames[i].hidden || !(nvisible))
 
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);

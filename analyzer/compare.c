@@ -7,21 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The frames of s joined by ';': innermost first (outer_first 0) or outermost first, each the
- * function or module+0xOFFSET; with fold set, ';' in a name becomes ':' and control characters
- * spaces. malloc'd, NULL when out of memory. */
+/* The shown frames of s (analysis.h: CMT_FRAME_SHOWN) joined by ';': innermost first (outer_first
+ * 0) or outermost first, each the function (Python: the qualified name) or module+0xOFFSET; with
+ * fold set, a frame with a known line reads "function (file:line)" (file's base name), ';' in a
+ * name becomes ':' and control characters spaces. malloc'd, NULL when out of memory. */
 static char *join_frames(const struct cmt_stack_sym *s, int outer_first, int fold) {
-    size_t cap = 256, len = 0;
+    size_t cap = 256, len = 0, vis = cmt_stack_visible(s);
     char *out = malloc(cap);
     if (!out) return NULL;
-    for (size_t i = 0; i < s->n; i++) {
-        const struct cmt_sym_frame *f = &s->frames[outer_first ? s->n - 1 - i : i];
-        char part[600];
-        if (f->function)
+    for (size_t k = 0; k < s->n; k++) {
+        size_t i = outer_first ? s->n - 1 - k : k;
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
+        const struct cmt_sym_frame *f = &s->frames[i];
+        char part[1200];
+        if (f->function && fold && f->file && f->line) {
+            const char *fb = strrchr(f->file, '/');
+            snprintf(part, sizeof part, "%s (%s:%d)", f->function, fb ? fb + 1 : f->file, f->line);
+        } else if (f->function)
             snprintf(part, sizeof part, "%s", f->function);
         else {
-            const char *b = strrchr(f->module, '/');
-            snprintf(part, sizeof part, "%s+0x%llx", b ? b + 1 : f->module, (unsigned long long)f->offset);
+            const char *m = f->module ? f->module : "?", *b = strrchr(m, '/');
+            snprintf(part, sizeof part, "%s+0x%llx", b ? b + 1 : m, (unsigned long long)f->offset);
         }
         for (char *c = part; fold && *c; c++) {
             if (*c == ';')

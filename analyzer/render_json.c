@@ -16,12 +16,33 @@ void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a) {
     cmt_json_u64(j, "processes", a->nprocs);
 }
 
+static const char *hide_name(int h) {
+    switch (h) {
+    case CMT_HIDE_INTERPRETER:
+        return "interpreter";
+    case CMT_HIDE_CUDA:
+        return "cuda";
+    case CMT_HIDE_STARTUP:
+        return "startup";
+    }
+    return NULL;
+}
+
 void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     char buf[32];
     cmt_json_array(j, "frames");
     for (size_t i = 0; i < s->n; i++) {
         const struct cmt_sym_frame *fr = &s->frames[i];
         cmt_json_object(j, NULL);
+        if (fr->kind == CMT_FRAME_PYTHON) {
+            cmt_json_str(j, "kind", "python");
+            cmt_json_str(j, "function", fr->function);
+            cmt_json_str(j, "file", fr->file);
+            cmt_json_i64(j, "line", fr->line);
+            cmt_json_object_end(j);
+            continue;
+        }
+        cmt_json_str(j, "kind", "native");
         cmt_json_str(j, "function", fr->function);
         cmt_json_str(j, "file", fr->file);
         if (fr->file && fr->line)
@@ -34,6 +55,7 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
         snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)fr->offset);
         cmt_json_str(j, "offset", buf);
         cmt_json_bool(j, "inlined", fr->inlined);
+        if (fr->hidden) cmt_json_str(j, "hidden", hide_name(fr->hidden));
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);

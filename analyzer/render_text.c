@@ -47,8 +47,15 @@ const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_ra
 }
 
 void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
-    const char *b = strrchr(fr->module, '/');
-    b = b ? b + 1 : fr->module;
+    if (fr->kind == CMT_FRAME_PYTHON) {
+        if (fr->line)
+            fprintf(f, "%s %s:%d", fr->function, fr->file ? fr->file : "?", fr->line);
+        else
+            fprintf(f, "%s %s", fr->function, fr->file ? fr->file : "?");
+        return;
+    }
+    const char *b = fr->module ? strrchr(fr->module, '/') : NULL;
+    b = b ? b + 1 : fr->module ? fr->module : "?";
     if (fr->function && fr->file)
         fprintf(f, "%s %s:%d%s", fr->function, fr->file, fr->line, fr->inlined ? " (inlined)" : "");
     else if (fr->function)
@@ -62,10 +69,13 @@ void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent
         fprintf(f, "%s(no stack recorded)\n", indent);
         return;
     }
-    for (size_t i = 0; i < s->n && i < max; i++) {
+    size_t vis = cmt_stack_visible(s), shown = 0;
+    for (size_t i = 0; i < s->n && shown < max; i++) {
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
         fputs(indent, f);
         cmt_print_frame(f, &s->frames[i]);
         fputc('\n', f);
+        shown++;
     }
 }
 
