@@ -182,7 +182,7 @@ static void write_folded(struct cmt_json *j, const char *key, struct cmt_analysi
     struct cmt_fold *v;
     size_t n;
     cmt_json_array(j, key);
-    if (cmt_fold_collect(a, peak, &v, &n) == 0) {
+    if (cmt_fold_collect(a, peak, 0, &v, &n) == 0) {
         for (size_t i = 0; i < n; i++) {
             cmt_json_array(j, NULL);
             cmt_json_str(j, NULL, v[i].stack);
