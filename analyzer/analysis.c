@@ -418,7 +418,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     for (size_t i = 0; i < a->nprocs; i++)
         total += a->procs[i].replay.nleaks;
     a->leaks = calloc(total ? total : 1, sizeof *a->leaks);
-    if (!a->leaks) {
+    a->cached = calloc(total ? total : 1, sizeof *a->cached);
+    if (!a->leaks || !a->cached || cmt_caching_builtin(&a->builtin_caching) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }
@@ -437,6 +438,15 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             }
             char ubuf[48];
             if (cmt_replay_uuid(r, l->device, ubuf)) rl->uuid = strdup(ubuf);
+            rl->allocator =
+                cmt_caching_match(a->opts.caching, &a->builtin_caching, rl->stack.frames, rl->stack.n);
+            if (rl->allocator) {
+                a->cached[a->ncached++] = *rl;
+                memset(rl, 0, sizeof *rl);
+                a->cached_bytes += l->bytes;
+                a->cached_allocations += l->allocations;
+                continue;
+            }
             a->leaked_bytes += l->bytes;
             a->leaked_allocations += l->allocations;
             a->nleaks++;
@@ -456,6 +466,7 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         return 3;
     }
     if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
+    if (a->ncached > 1) qsort(a->cached, a->ncached, sizeof *a->cached, cmp_rleak);
     if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
@@ -469,6 +480,12 @@ void cmt_analysis_free(struct cmt_analysis *a) {
         free((char *)a->leaks[i].uuid);
     }
     free(a->leaks);
+    for (size_t i = 0; i < a->ncached; i++) {
+        cmt_stack_sym_free(&a->cached[i].stack);
+        free((char *)a->cached[i].uuid);
+    }
+    free(a->cached);
+    cmt_caching_free(&a->builtin_caching);
     for (size_t i = 0; i < a->nprocs; i++) {
         free(a->procs[i].path);
         free(a->procs[i].command);

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "caching.h"
 #include "cmt_format.h"
 #include "heaps.h"
 #include "ranks.h"
@@ -28,6 +29,8 @@ struct cmt_report_opts {
     int no_symbols;                        /* --no-symbols */
     const char *debug_dir;                 /* --debug-dir */
     struct cmt_suppressions *suppressions; /* may be NULL; hit counters are updated */
+    const struct cmt_caching *caching;     /* --caching-allocator rules (may be NULL); the built-in
+                                              ones (caching.h) always apply */
     /* told what every replay changes (timeline.h), on the loading threads: observer_begin first,
      * with the number of dumps; with observe_in_order, the dumps load one after the other */
     cmt_observer observer;
@@ -57,6 +60,7 @@ struct cmt_rleak {
     const struct cmt_leak *leak;
     const char *uuid; /* "GPU-..." or NULL (host / unknown device) */
     struct cmt_stack_sym stack;
+    const char *allocator; /* cached: the caching allocator holding it (caching.h); NULL in leaks */
 };
 
 struct cmt_gpu { /* one physical GPU, merged over processes by uuid */
@@ -77,9 +81,15 @@ struct cmt_analysis {
     struct cmt_symbolizer *sym;
     struct cmt_process *procs;
     size_t nprocs;
-    struct cmt_rleak *leaks; /* unsuppressed, bytes desc */
+    struct cmt_rleak *leaks; /* unsuppressed, bytes desc; not held by a caching allocator */
     size_t nleaks;
     uint64_t leaked_bytes, leaked_allocations, suppressed_bytes;
+    /* live at the end but held by a caching allocator: its cache, not a leak verdict (the device
+     * figures, peaks, OOMs, timelines and growth per marker still count it: it is device memory) */
+    struct cmt_rleak *cached; /* bytes desc */
+    size_t ncached;
+    uint64_t cached_bytes, cached_allocations;
+    struct cmt_caching builtin_caching;
     size_t nooms;
     struct cmt_gpu *gpus;
     size_t ngpus;

@@ -25,6 +25,9 @@ static const char check_help[] =
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
     "  --max-growth-per-marker N  fail when a stack's live bytes grow by more than N bytes per\n"
     "                         marker of one label (cmt_mark, NVTX): the leak-per-iteration gate\n"
+    "  --count-cached         count what caching allocators hold at exit (PyTorch, CuPy, RMM, BFC,\n"
+    "                         --caching-allocator) in --max-leak-bytes; by default it is not a leak\n"
+    CMT_CACHING_HELP
     "  --no-symbols, --debug-dir DIR, --top N   as for report\n"
     "exit: 0 pass, 1 leaks over budget or regression, 2 usage, 3 unreadable or corrupt input\n";
 
@@ -48,7 +51,7 @@ static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
 
 struct check_limits {
     uint64_t budget, marker_growth;
-    int have_budget, have_growth, have_marker_growth;
+    int have_budget, have_growth, have_marker_growth, count_cached;
     double growth;
     const char *baseline;
 };
@@ -65,6 +68,9 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         return 1;
     case 'b':
         L->baseline = arg;
+        return 1;
+    case 'c':
+        L->count_cached = 1;
         return 1;
     case 'g':
         if (cmt_parse_size(arg, &L->marker_growth) != 0) {
@@ -96,6 +102,7 @@ int cmt_cmd_check(int argc, char **argv) {
         CMT_COMMON_OPTIONS,
         {"help", no_argument, 0, 'h'},
         {"max-growth-per-marker", required_argument, 0, 'g'},
+        {"count-cached", no_argument, 0, 'c'},
         {0, 0, 0, 0},
     };
     struct check_limits L = {0};
@@ -122,16 +129,27 @@ int cmt_cmd_check(int argc, char **argv) {
     char s1[32], s2[32];
     int failed = 0;
     if (have_budget || !baseline) {
-        if (a.leaked_bytes > budget) {
+        uint64_t counted = a.leaked_bytes + (L.count_cached ? a.cached_bytes : 0);
+        if (counted > budget) {
             failed = 1;
-            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
-                    a.nleaks, a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
+            cmt_msg("check failed: %s leaked at %zu site%s%s, budget %s", cmt_human_size(counted, s1, sizeof s1),
+                    a.nleaks + (L.count_cached ? a.ncached : 0), a.nleaks + (L.count_cached ? a.ncached : 0) == 1 ? "" : "s",
+                    L.count_cached && a.ncached ? " (held by caching allocators included: --count-cached)" : "",
+                    cmt_human_size(budget, s2, sizeof s2));
             for (size_t i = 0; i < a.nleaks && i < 5; i++) {
                 fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n",
                         cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
                         (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
                         a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
                 cmt_print_frames(stderr, &a.leaks[i].stack, "        ", 8);
+            }
+            for (size_t i = 0; L.count_cached && i < a.ncached && i < 5; i++) {
+                fprintf(stderr, "    %s in %llu allocation%s held by %s (pid %u):\n",
+                        cmt_human_size(a.cached[i].leak->bytes, s1, sizeof s1),
+                        (unsigned long long)a.cached[i].leak->allocations,
+                        a.cached[i].leak->allocations == 1 ? "" : "s", a.cached[i].allocator,
+                        a.procs[a.cached[i].proc].hdr.pid);
+                cmt_print_frames(stderr, &a.cached[i].stack, "        ", 8);
             }
         }
     }
@@ -233,6 +251,6 @@ int cmt_cmd_check(int argc, char **argv) {
     if (!rc) rc = failed ? 1 : 0;
     cmt_analysis_free(&a);
 out:
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

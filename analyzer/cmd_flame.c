@@ -93,6 +93,6 @@ int cmt_cmd_flame(int argc, char **argv) {
         }
     }
     cmt_analysis_free(&a);
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

@@ -20,6 +20,7 @@ static const char report_help[] =
     "                       use with -o OUT.html\n"
     "  --top N              stacks listed per leak/peak/OOM section (default 10)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
+    CMT_CACHING_HELP
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR (DIR/.build-id/xx/yyyy.debug, DIR/NAME)\n"
     "  -o FILE              write the report to FILE instead of stdout\n"
@@ -90,6 +91,6 @@ int cmt_cmd_report(int argc, char **argv) {
     if (!rc) rc = cmt_analysis_status(&a);
     cmt_analysis_free(&a);
     cmt_tl_free(&tl);
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

@@ -11,6 +11,7 @@ void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a) {
     cmt_json_u64(j, "leaked_allocations", a->leaked_allocations);
     cmt_json_u64(j, "leak_sites", a->nleaks);
     cmt_json_u64(j, "suppressed_bytes", a->suppressed_bytes);
+    cmt_json_u64(j, "cached_bytes", a->cached_bytes);
     cmt_json_u64(j, "ooms", a->nooms);
     cmt_json_u64(j, "anomalies", cmt_analysis_anomalies(a));
     cmt_json_u64(j, "processes", a->nprocs);
@@ -59,6 +60,22 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
+}
+
+/* One entry of "leaks" or "cached" (with "allocator"). */
+static void leak_json(struct cmt_json *j, const struct cmt_analysis *a, const struct cmt_rleak *l) {
+    cmt_json_object(j, NULL);
+    cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
+    cmt_json_i64(j, "device", l->leak->device);
+    cmt_json_str(j, "uuid", l->uuid);
+    cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "unknown");
+    cmt_json_u64(j, "bytes", l->leak->bytes);
+    cmt_json_u64(j, "requested_bytes", l->leak->requested);
+    cmt_json_u64(j, "allocations", l->leak->allocations);
+    cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
+    if (l->allocator) cmt_json_str(j, "allocator", l->allocator);
+    cmt_json_frames(j, &l->stack);
+    cmt_json_object_end(j);
 }
 
 static void json_stack_bytes(struct cmt_json *j, struct cmt_analysis *a, size_t proc, const struct cmt_stack_bytes *v,
@@ -337,20 +354,12 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_u64(j, "peak_bytes", hp);
     cmt_json_object_end(j);
     cmt_json_array(j, "leaks");
-    for (size_t i = 0; i < a->nleaks && i < a->opts.top_n; i++) {
-        const struct cmt_rleak *l = &a->leaks[i];
-        cmt_json_object(j, NULL);
-        cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
-        cmt_json_i64(j, "device", l->leak->device);
-        cmt_json_str(j, "uuid", l->uuid);
-        cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "unknown");
-        cmt_json_u64(j, "bytes", l->leak->bytes);
-        cmt_json_u64(j, "requested_bytes", l->leak->requested);
-        cmt_json_u64(j, "allocations", l->leak->allocations);
-        cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
-        cmt_json_frames(j, &l->stack);
-        cmt_json_object_end(j);
-    }
+    for (size_t i = 0; i < a->nleaks && i < a->opts.top_n; i++)
+        leak_json(j, a, &a->leaks[i]);
+    cmt_json_array_end(j);
+    cmt_json_array(j, "cached");
+    for (size_t i = 0; i < a->ncached && i < a->opts.top_n; i++)
+        leak_json(j, a, &a->cached[i]);
     cmt_json_array_end(j);
     cmt_json_array(j, "peak");
     for (size_t k = 0; k < a->npeaks; k++) {
