@@ -25,7 +25,9 @@ static const char timeline_help[] =
     "  --csv        CSV: time,wallclock,host,pid,device,uuid,live,event (time: seconds since the\n"
     "               process start; wallclock: ISO-8601 UTC; live: bytes)\n"
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
-    "               track per GPU and process, instant events for OOMs and markers\n"
+    "               track per GPU and process, instant events for OOMs and markers; each\n"
+    "               allocation and free is also an instant (cat \"stack\") whose args.stack lists\n"
+    "               its frames (Python frames included), as OOMs do\n"
     "  -o FILE      write to FILE instead of stdout\n"
     "Without --csv or --perfetto: a compact text table.\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";

@@ -24,6 +24,7 @@ struct cmt_tl_proc {
     struct cmt_tl_mark *marks;
     size_t nmarks, capmarks;
     int out_of_memory;
+    uint64_t last_stack; /* the stack of the last STACK change (the record a LIVE change follows) */
 };
 
 void cmt_tl_init(struct cmt_tl *tl, struct cmt_analysis *a, size_t nbuckets) {
@@ -209,9 +210,11 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl_proc *p = &tl->pst[pi];
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
-    struct cmt_tl_row row = {pi, t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len, 0};
+    struct cmt_tl_row row = {pi,         t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label,
+                             c->label_len, 0, 0};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
+        p->last_stack = c->stack;
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
         if (d) stack_changed(d, c);
         return;
@@ -220,6 +223,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.event = event_name(c->record);
         row.label = NULL;
         row.label_len = 0;
+        row.stack = p->last_stack;
         if (tl->row) tl->row(tl->row_arg, &row);
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
         struct cmt_tl_series *s = d ? series_of(tl, p, pi, d) : NULL;
@@ -231,6 +235,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     case CMT_CHANGE_OOM:
         row.event = "oom";
         row.size = c->requested;
+        row.stack = c->stack;
         if (tl->row) tl->row(tl->row_arg, &row);
         if (tl->nbuckets)
             add_mark(p, (struct cmt_tl_mark){CMT_TL_OOM, pi, t, c->device, c->requested, c->live, c->stack, NULL},

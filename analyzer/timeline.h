@@ -64,6 +64,7 @@ struct cmt_tl_row {
     const char *label; /* marker label / OOM api, may be NULL */
     size_t label_len;
     uint64_t size; /* OOM: the request */
+    uint64_t stack; /* alloc/free/retrack/teardown: the allocation's stack; OOM: the request's (0: none) */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);

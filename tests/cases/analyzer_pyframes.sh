@@ -2,7 +2,7 @@
 # Python frames in every consumer (issue 14): suppressions match Python function names and file
 # paths; diff and check --baseline tell Python call sites apart (function chains carry the Python
 # frames: the three sites of tests/golden/python.script share their native frames); the OOM
-# post-mortem and check's failure message print Python frames; JSON keeps every frame with "kind".
+# post-mortem, check's failure message and timeline --perfetto's stacks print Python frames; JSON keeps every frame with "kind".
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 g=$CMT_ROOT/tests/golden
@@ -43,6 +43,17 @@ cat "$g/python.script" | sed 's/^exit clean/oom dev=0 size=100G stack=3 api=cuMe
 "$MKDUMP" oom.script oom.cmt || fail mkdump
 expect_rc 0 "$CMT_BIN" report --no-symbols oom.cmt
 sed -n '/^out-of-memory errors/,/^imbalance/p' out.txt | grep -q "Model.leak /work/train.py:48" || { cat out.txt; fail "OOM post-mortem Python frames"; }
+# timeline --perfetto: each allocation's stack (an instant beside the counter), OOMs too
+expect_rc 0 "$CMT_BIN" timeline --perfetto oom.cmt
+python3 - out.txt <<'PY' || fail "perfetto stacks"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d['traceEvents'] if isinstance(d, dict) else d
+st = [e for e in ev if e.get('cat') == 'stack']
+assert len(st) == 4 and st[2]['args']['stack'] == ['malloc /work/train.py:33', 'Model.leak /work/train.py:48', '<module> /work/train.py:92'], st
+oom = [e for e in ev if e.get('cat') == 'oom']
+assert oom and oom[0]['args']['stack'][1] == 'Model.leak /work/train.py:48', oom
+PY
 # JSON: Python frames as {"kind":"python",...}; the hidden interpreter frames kept, flagged
 "$CMT_BIN" report --json --no-symbols py.cmt >py.json || fail json
 python3 - py.json <<'PY' || fail "JSON frames"
