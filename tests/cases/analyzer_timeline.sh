@@ -65,7 +65,9 @@ r1 = [e for e in c if e["pid"] == 101]
 assert len(r1) == 1 and abs(r1[0]["ts"] - 1001000) < 1, r1   # 1 s later + 1 ms, microseconds
 assert abs(c[0]["ts"] - 1500) < 1, c[0]
 inst = [e for e in ev if e["ph"] == "i"]
-assert {e["cat"] for e in inst} == {"oom", "marker"}, inst
+assert {e["cat"] for e in inst} == {"oom", "marker", "stack"}, inst
+st = [e for e in inst if e["cat"] == "stack" and e["pid"] == 100]   # each allocation's stack
+assert [e["name"] for e in st] == ["alloc", "alloc", "free"] and all(e["args"]["stack"] for e in st), st
 assert any(e["name"] == 'epoch, "one"' for e in inst), inst
 oom = [e for e in inst if e["cat"] == "oom"][0]
 assert oom["args"]["requested_bytes"] == 4 << 30 and oom["args"]["live_bytes"] == 2097152, oom
