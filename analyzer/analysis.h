@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "caching.h"
 #include "cmt_format.h"
 #include "heaps.h"
 #include "ranks.h"
@@ -28,6 +29,8 @@ struct cmt_report_opts {
     int no_symbols;                        /* --no-symbols */
     const char *debug_dir;                 /* --debug-dir */
     struct cmt_suppressions *suppressions; /* may be NULL; hit counters are updated */
+    const struct cmt_caching *caching;     /* --caching-allocator rules (may be NULL); the built-in
+                                              ones (caching.h) always apply */
     /* told what every replay changes (timeline.h), on the loading threads: observer_begin first,
      * with the number of dumps; with observe_in_order, the dumps load one after the other */
     cmt_observer observer;
@@ -71,7 +74,8 @@ struct cmt_process {
 
 struct cmt_stack_sym {
     size_t n;
-    struct cmt_sym_frame *frames; /* strings owned by the analysis' symbolizer */
+    struct cmt_sym_frame *frames; /* native and Python frames interleaved (reader.h), innermost
+                                     first; strings owned by the analysis' symbolizer or replay */
 };
 
 struct cmt_rleak {
@@ -79,6 +83,7 @@ struct cmt_rleak {
     const struct cmt_leak *leak;
     const char *uuid; /* "GPU-..." or NULL (host / unknown device) */
     struct cmt_stack_sym stack;
+    const char *allocator; /* cached: the caching allocator holding it (caching.h); NULL in leaks */
 };
 
 struct cmt_gpu_proc { /* a process live on a GPU at its peak */
@@ -121,9 +126,15 @@ struct cmt_analysis {
     struct cmt_symbolizer *sym;
     struct cmt_process *procs;
     size_t nprocs;
-    struct cmt_rleak *leaks; /* unsuppressed, bytes desc */
+    struct cmt_rleak *leaks; /* unsuppressed, bytes desc; not held by a caching allocator */
     size_t nleaks;
     uint64_t leaked_bytes, leaked_allocations, suppressed_bytes;
+    /* live at the end but held by a caching allocator: its cache, not a leak verdict (the device
+     * figures, peaks, OOMs, timelines and growth per marker still count it: it is device memory) */
+    struct cmt_rleak *cached; /* bytes desc */
+    size_t ncached;
+    uint64_t cached_bytes, cached_allocations;
+    struct cmt_caching builtin_caching;
     size_t nooms;
     struct cmt_gpu *gpus;
     size_t ngpus;
@@ -152,6 +163,10 @@ void cmt_analysis_free(struct cmt_analysis *a);
 /* Symbolizes stack id of process p (cached frames of the analysis; n == 0 for an unknown id). */
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t stack_id);
 void cmt_stack_sym_free(struct cmt_stack_sym *s);
+/* Frames of s shown in the default views (not hidden, see enum cmt_hide). */
+size_t cmt_stack_visible(const struct cmt_stack_sym *s);
+/* Frame i of s is shown: not hidden, or every frame of s is hidden (then all are shown). */
+#define CMT_FRAME_SHOWN(s, i, nvisible) (!(s)->frames[i].hidden || !(nvisible))
 
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);

@@ -174,7 +174,7 @@ void cmt_free_paths(char **paths, size_t n) {
 }
 
 int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
-                      struct cmt_suppressions *supp, size_t *top) {
+                      struct cmt_suppressions *supp, struct cmt_caching *caching, size_t *top) {
     char err[1024];
     switch (c) {
     case 't': {
@@ -202,6 +202,13 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
         return 1;
     case 'q':
         ro->progress = NULL;
+        return 1;
+    case 'C':
+        if (!caching || cmt_caching_add(caching, arg, err, sizeof err) != 0) {
+            cmt_msg("%s: --caching-allocator: %s", cmd, caching ? err : "not an option here");
+            return -1;
+        }
+        ro->caching = caching;
         return 1;
     default:
         return 0;
@@ -261,7 +268,7 @@ int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopt
     while ((o = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
         if (o == 'h') {
             fputs(c->help, stdout);
-            cmt_suppress_free(&c->supp);
+            cmt_cli_free(c);
             return 0;
         }
         if (o == 'o') {
@@ -269,18 +276,23 @@ int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopt
             continue;
         }
         int r = own ? own(c, o, optarg) : 0;
-        if (!r) r = cmt_common_option(c->cmd, o, optarg, &c->ro, &c->supp, c->top);
+        if (!r) r = cmt_common_option(c->cmd, o, optarg, &c->ro, &c->supp, &c->caching, c->top);
         if (o == 'q' && r > 0) c->quiet = 1;
         if (r > 0) continue;
         if (!r) cmt_msg("%s: unknown or incomplete option '%s'\n%s", c->cmd, argv[optind - 1], c->help);
-        cmt_suppress_free(&c->supp);
+        cmt_cli_free(c);
         return 2;
     }
     if (c->need_dumps && optind >= argc) {
         cmt_msg("%s: no dump given\n%s", c->cmd, c->help);
-        cmt_suppress_free(&c->supp);
+        cmt_cli_free(c);
         return 2;
     }
     cmt_cli_progress(&c->ro, c->quiet);
     return -1;
+}
+
+void cmt_cli_free(struct cmt_cli *c) {
+    cmt_suppress_free(&c->supp);
+    cmt_caching_free(&c->caching);
 }

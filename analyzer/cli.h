@@ -32,18 +32,24 @@ int cmt_expand_paths(char **args, int nargs, char ***paths, size_t *npaths, char
 void cmt_free_paths(char **paths, size_t n);
 
 /* The options every analysis command shares, for getopt_long tables: --top N, --suppressions
- * FILE, --no-symbols, --debug-dir DIR, --quiet (codes 't', 's', 'n', 'd', 'q'). */
+ * FILE, --no-symbols, --debug-dir DIR, --quiet, --caching-allocator REGEX (codes 't', 's', 'n', 'd', 'q',
+ * 'C'). */
 #define CMT_COMMON_OPTIONS                                                                                             \
     {"top", required_argument, 0, 't'}, {"suppressions", required_argument, 0, 's'},                                   \
-        {"no-symbols", no_argument, 0, 'n'}, {"debug-dir", required_argument, 0, 'd'}, {                               \
-        "quiet", no_argument, 0, 'q'                                                                                   \
+        {"no-symbols", no_argument, 0, 'n'}, {"debug-dir", required_argument, 0, 'd'},                                 \
+        {"quiet", no_argument, 0, 'q'}, {                                                                              \
+        "caching-allocator", required_argument, 0, 'C'                                                                 \
     }
+/* The help lines of --caching-allocator (report, check, diff). */
+#define CMT_CACHING_HELP                                                                                               \
+    "  --caching-allocator REGEX  also a caching allocator: a stack with a frame whose function,\n"                     \
+    "                       file or module matches REGEX (POSIX extended; repeatable) is held by it\n"
 /* --quiet, or stderr not a terminal: no progress line (ro->progress NULL); else stderr. */
 void cmt_cli_progress(struct cmt_report_opts *ro, int quiet);
 /* Handles option c when it is one of those: returns 1 (handled), 0 (not one of them), or -1 after
  * printing a usage error for cmd (exit 2). --top goes to *top when given, else to ro->top_n. */
 int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report_opts *ro,
-                      struct cmt_suppressions *supp, size_t *top);
+                      struct cmt_suppressions *supp, struct cmt_caching *caching, size_t *top);
 /* Names every dump the analysis left out (unreadable[]) on stderr, when some other dump was read. */
 void cmt_report_unreadable(const struct cmt_analysis *a);
 /* Expands DUMP|DIR arguments and loads them into a (naming the unreadable dumps left out): 0, or 3
@@ -58,6 +64,7 @@ struct cmt_cli {
     size_t *top;    /* --top goes here when set, else to ro.top_n */
     struct cmt_report_opts ro;
     struct cmt_suppressions supp;
+    struct cmt_caching caching; /* --caching-allocator rules (ro.caching points here) */
     const char *out;
     int quiet; /* --quiet: ro.progress stays NULL */
     void *arg; /* for own() */
@@ -65,9 +72,11 @@ struct cmt_cli {
 /* getopt_long over argv: -h prints the help, -o sets out, own() gets every other option first
  * (returns 1 taken, 0 not its own, -1 after a usage message), then the common options. Returns -1
  * to go on (optind: the first operand), else the exit code (0 help printed, 2 usage error after a
- * message), supp freed. */
+ * message), c freed (cmt_cli_free). */
 int cmt_cli_parse(struct cmt_cli *c, int argc, char **argv, const char *shortopts, const struct option *opts,
                   int (*own)(struct cmt_cli *c, int opt, const char *arg));
+/* Frees what parsing kept (suppressions, caching-allocator rules). */
+void cmt_cli_free(struct cmt_cli *c);
 
 /* After rendering: 0, or 3 after a message when the analysis ran out of memory on the way (the
  * one error convention: a message prefixed "cumemtrack: " on stderr and exit 3, never exit 0). */

@@ -30,6 +30,9 @@ static const char check_help[] =
     "  --allow-anomalies      judge even when an anomaly means the figures may be wrong\n"
     "                         (unreadable or truncated dumps, dropped events, full tables,\n"
     "                         unknown frees); without it check fails on them\n"
+    "  --count-cached         count what caching allocators hold at exit (PyTorch, CuPy, RMM, BFC,\n"
+    "                         --caching-allocator) in --max-leak-bytes; by default it is not a leak\n"
+    CMT_CACHING_HELP
     "  --no-symbols, --debug-dir DIR, --top N, --quiet   as for report\n"
     "exit: 0 pass, 1 leaks over budget, regression, or figures it cannot trust, 2 usage,\n"
     "      3 no dump could be read\n";
@@ -54,7 +57,7 @@ static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
 
 struct check_limits {
     uint64_t budget, marker_growth;
-    int have_budget, have_growth, have_marker_growth, allow_anomalies, allow_running;
+    int have_budget, have_growth, have_marker_growth, allow_anomalies, allow_running, count_cached;
     double growth;
     const char *baseline;
 };
@@ -77,6 +80,9 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         return 1;
     case 'R':
         L->allow_running = 1;
+        return 1;
+    case 'c':
+        L->count_cached = 1;
         return 1;
     case 'g':
         if (cmt_parse_size(arg, &L->marker_growth) != 0) {
@@ -110,6 +116,7 @@ int cmt_cmd_check(int argc, char **argv) {
         {"max-growth-per-marker", required_argument, 0, 'g'},
         {"allow-anomalies", no_argument, 0, 'A'},
         {"allow-running", no_argument, 0, 'R'},
+        {"count-cached", no_argument, 0, 'c'},
         {0, 0, 0, 0},
     };
     struct check_limits L = {0};
@@ -151,16 +158,27 @@ int cmt_cmd_check(int argc, char **argv) {
                 L.allow_anomalies ? "" : "; --allow-anomalies judges them anyway");
     }
     if (have_budget || !baseline) {
-        if (a.leaked_bytes > budget) {
+        uint64_t counted = a.leaked_bytes + (L.count_cached ? a.cached_bytes : 0);
+        if (counted > budget) {
             failed = 1;
-            cmt_msg("check failed: %s leaked at %zu site%s, budget %s", cmt_human_size(a.leaked_bytes, s1, sizeof s1),
-                    a.nleaks, a.nleaks == 1 ? "" : "s", cmt_human_size(budget, s2, sizeof s2));
+            cmt_msg("check failed: %s leaked at %zu site%s%s, budget %s", cmt_human_size(counted, s1, sizeof s1),
+                    a.nleaks + (L.count_cached ? a.ncached : 0), a.nleaks + (L.count_cached ? a.ncached : 0) == 1 ? "" : "s",
+                    L.count_cached && a.ncached ? " (held by caching allocators included: --count-cached)" : "",
+                    cmt_human_size(budget, s2, sizeof s2));
             for (size_t i = 0; i < a.nleaks && i < 5; i++) {
                 fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n",
                         cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
                         (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
                         a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
                 cmt_print_frames(stderr, &a.leaks[i].stack, "        ", 8);
+            }
+            for (size_t i = 0; L.count_cached && i < a.ncached && i < 5; i++) {
+                fprintf(stderr, "    %s in %llu allocation%s held by %s (pid %u):\n",
+                        cmt_human_size(a.cached[i].leak->bytes, s1, sizeof s1),
+                        (unsigned long long)a.cached[i].leak->allocations,
+                        a.cached[i].leak->allocations == 1 ? "" : "s", a.cached[i].allocator,
+                        a.procs[a.cached[i].proc].hdr.pid);
+                cmt_print_frames(stderr, &a.cached[i].stack, "        ", 8);
             }
         }
     }
@@ -262,6 +280,6 @@ int cmt_cmd_check(int argc, char **argv) {
     if (!rc) rc = failed ? 1 : 0;
     cmt_analysis_free(&a);
 out:
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

@@ -26,6 +26,7 @@ static const char diff_help[] =
     "  --json               JSON output\n"
     "  --top N              changed stacks listed per section in text (default 10; JSON lists all)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out\n"
+    CMT_CACHING_HELP
     "  --no-symbols         do not symbolize (stacks then match only within the same binary)\n"
     "  --debug-dir DIR      also look for debug files in DIR\n"
     "  --quiet              no progress line (shown on a terminal's stderr when reading takes over 1 s)\n"
@@ -69,7 +70,7 @@ int cmt_cmd_diff(int argc, char **argv) {
     struct cmt_report_opts ro = cli.ro;
     if (argc - optind != 2) {
         cmt_msg("diff: needs exactly two arguments, OLD and NEW (got %d)\n%s", argc - optind, diff_help);
-        cmt_suppress_free(&cli.supp);
+        cmt_cli_free(&cli);
         return 2;
     }
     ro.top_n = DIFF_TOP;
@@ -111,6 +112,6 @@ int cmt_cmd_diff(int argc, char **argv) {
         cmt_analysis_free(&s[side]);
         cmt_free_paths(paths[side], npaths[side]);
     }
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

@@ -1,5 +1,5 @@
 /*
- * cmd_flame.c — cumemtrack flame [--leaks | --peak] [-o FILE] DUMP|DIR...: folded stacks for
+ * cmd_flame.c — cumemtrack flame [--leaks | --peak] [--no-device] [-o FILE] DUMP|DIR...: folded stacks for
  * flamegraph.pl, speedscope and compatible viewers (the folding is compare.c's).
  */
 #include <getopt.h>
@@ -14,10 +14,13 @@
 
 static const char flame_help[] =
     "usage: cumemtrack flame [--leaks | --peak] [OPTIONS] DUMP|DIR...\n"
-    "Folded stacks (\"outer;...;inner BYTES\" per line, outermost frame first) for flamegraph.pl,\n"
+    "Folded stacks (\"outer;...;inner BYTES\" per line, outermost frame first, frames as\n"
+    "\"function (file:line)\" where the line is known, Python frames included) for flamegraph.pl,\n"
     "speedscope and compatible viewers; many processes are merged.\n"
     "  --leaks              leaked bytes per stack (the default)\n"
     "  --peak               bytes live at each device's peak, per stack\n"
+    "  --no-device          no device root frame (by default every stack starts with its device,\n"
+    "                       \"GPU 0 (GPU-uuid)\", so GPUs do not merge)\n"
     "  --suppressions FILE  leave out leaks matching LSan-style leak:PATTERN lines\n"
     "  --no-symbols         module+offset frames only (fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR\n"
@@ -38,16 +41,24 @@ static int write_folds(void *arg, FILE *f) {
     return 0;
 }
 
+struct flame_opts {
+    int peak, no_device;
+};
+
 static int flame_option(struct cmt_cli *c, int opt, const char *arg) {
     (void)arg;
-    int *peak = c->arg; /* -1: neither option given yet */
+    struct flame_opts *fo = c->arg; /* peak -1: neither --leaks nor --peak given yet */
+    if (opt == 'D') {
+        fo->no_device = 1;
+        return 1;
+    }
     if (opt != 'l' && opt != 'p') return 0;
     int want = opt == 'p';
-    if (*peak >= 0 && *peak != want) {
+    if (fo->peak >= 0 && fo->peak != want) {
         cmt_msg("flame: --leaks and --peak conflict: choose one");
         return -1;
     }
-    *peak = want;
+    fo->peak = want;
     return 1;
 }
 
@@ -55,6 +66,7 @@ int cmt_cmd_flame(int argc, char **argv) {
     static const struct option opts[] = {
         {"leaks", no_argument, 0, 'l'},
         {"peak", no_argument, 0, 'p'},
+        {"no-device", no_argument, 0, 'D'},
         {"suppressions", required_argument, 0, 's'},
         {"no-symbols", no_argument, 0, 'n'},
         {"debug-dir", required_argument, 0, 'd'},
@@ -63,20 +75,20 @@ int cmt_cmd_flame(int argc, char **argv) {
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int peak = -1;
-    struct cmt_cli cli = {.cmd = "flame", .help = flame_help, .need_dumps = 1, .arg = &peak};
+    struct flame_opts fo = {-1, 0};
+    struct cmt_cli cli = {.cmd = "flame", .help = flame_help, .need_dumps = 1, .arg = &fo};
     int prc = cmt_cli_parse(&cli, argc, argv, "+o:h", opts, flame_option);
     if (prc >= 0) return prc;
-    if (peak < 0) peak = 0;
+    if (fo.peak < 0) fo.peak = 0;
     const char *out = cli.out;
     struct cmt_report_opts ro = cli.ro;
-    ro.top_n = peak ? FLAME_TOP : 1;
+    ro.top_n = fo.peak ? FLAME_TOP : 1;
     struct cmt_analysis a;
     int rc = cmt_load_dumps(&a, &ro, argv + optind, argc - optind);
     if (!rc) {
         struct cmt_fold *v;
         size_t n;
-        if (cmt_fold_collect(&a, peak, &v, &n) != 0) {
+        if (cmt_fold_collect(&a, fo.peak, !fo.no_device, &v, &n) != 0) {
             cmt_msg("flame: out of memory");
             rc = 3;
         } else {
@@ -87,6 +99,6 @@ int cmt_cmd_flame(int argc, char **argv) {
         }
     }
     cmt_analysis_free(&a);
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

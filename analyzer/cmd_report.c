@@ -22,6 +22,7 @@ static const char report_help[] =
     "                       use with -o OUT.html (never written to a terminal; not with --json)\n"
     "  --top N              stacks listed per leak/peak/OOM section (default 10; --json: all)\n"
     "  --suppressions FILE  LSan-style leak:PATTERN lines; matching leaks are left out and counted\n"
+    CMT_CACHING_HELP
     "  --no-symbols         do not symbolize (module+offset only; fast)\n"
     "  --debug-dir DIR      also look for debug files in DIR (DIR/.build-id/xx/yyyy.debug, DIR/NAME)\n"
     "  --quiet              no progress line (shown on a terminal's stderr when reading takes over 1 s)\n"
@@ -104,6 +105,6 @@ int cmt_cmd_report(int argc, char **argv) {
     if (!rc) rc = cmt_analysis_status(&a);
     cmt_analysis_free(&a);
     cmt_tl_free(&tl);
-    cmt_suppress_free(&cli.supp);
+    cmt_cli_free(&cli);
     return rc;
 }

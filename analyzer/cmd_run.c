@@ -46,6 +46,10 @@ static const char run_help[] =
     "  --wait SECONDS         after CMD exits, wait up to SECONDS (default 10) for processes still\n"
     "                         writing a dump (orphaned children); those still running then are\n"
     "                         named and their live memory is live now, not leaked\n"
+    "  --tensors              PyTorch: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync for the job\n"
+    "                         (appended to a value naming no backend; a value naming one is left\n"
+    "                         alone, with a warning): every tensor is one cudaMallocAsync/\n"
+    "                         cudaFreeAsync pair, with its own stack and Python frames\n"
     "  -h, --help             this text\n"
     "environment: CUMEMTRACK_LIB overrides where libcumemtrack.so is found.\n"
     "exit: the command's status; 128+N if it was killed by signal N; 127 if it could not be run;\n"
@@ -413,6 +417,48 @@ static int cmt_run_prepare_dir(const char *tmpl) {
     return 0;
 }
 
+/* --tensors: PyTorch's allocator on the driver's stream-ordered pool (backend:cudaMallocAsync), so
+ * that every tensor is one cudaMallocAsync/cudaFreeAsync pair instead of a slice of a cached
+ * segment. PYTORCH_CUDA_ALLOC_CONF is "key:value,key:value": the backend is appended when no
+ * "backend" key is there; an existing backend is the user's choice, left alone with a warning.
+ * Says what it did on stderr. Returns 0, or -1 when out of memory. */
+static int cmt_run_tensors_env(void) {
+    static const char want[] = "backend:cudaMallocAsync";
+    const char *cur = getenv("PYTORCH_CUDA_ALLOC_CONF");
+    if (cur && *cur) {
+        const char *p = cur;
+        while (*p) {
+            while (*p == ' ' || *p == ',')
+                p++;
+            const char *k = p;
+            while (*p && *p != ':' && *p != ',' && *p != ' ')
+                p++;
+            if (p - k == 7 && !strncmp(k, "backend", 7)) {
+                cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF already names a backend ('%s'): left as it is; "
+                        "tensor-level stacks need backend:cudaMallocAsync",
+                        cur);
+                return 0;
+            }
+            while (*p && *p != ',')
+                p++;
+        }
+    }
+    size_t n = (cur ? strlen(cur) : 0) + sizeof want + 1;
+    char *v = malloc(n);
+    if (!v) return -1;
+    if (cur && *cur)
+        snprintf(v, n, "%s,%s", cur, want);
+    else
+        snprintf(v, n, "%s", want);
+    int rc = setenv("PYTORCH_CUDA_ALLOC_CONF", v, 1);
+    if (!rc)
+        cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF=%s for the job (every PyTorch tensor is one "
+                "cudaMallocAsync/cudaFreeAsync pair; the driver's pool does the caching)",
+                v);
+    free(v);
+    return rc ? -1 : 0;
+}
+
 /* ---------------------------------------------------------------- the command */
 
 int cmt_cmd_run(int argc, char **argv) {
@@ -421,11 +467,12 @@ int cmt_cmd_run(int argc, char **argv) {
         {"depth", required_argument, 0, 'd'},
         {"no-children", no_argument, 0, 'n'},
         {"wait", required_argument, 0, 'w'},
+        {"tensors", no_argument, 0, 'T'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *tmpl = NULL, *depth = NULL;
-    int no_children = 0, c;
+    int no_children = 0, tensors = 0, c;
     double wait_s = 10;
     optind = 1;
     opterr = 0;
@@ -459,6 +506,9 @@ int cmt_cmd_run(int argc, char **argv) {
             wait_s = v;
             break;
         }
+        case 'T':
+            tensors = 1;
+            break;
         case 'h':
             fputs(run_help, stdout);
             return 0;
@@ -510,7 +560,7 @@ int cmt_cmd_run(int argc, char **argv) {
     char *preload = cmt_run_ld_preload(lib, cmd[0]);
     if (!preload || setenv("LD_PRELOAD", preload, 1) || setenv("CUMEMTRACK_MANIFEST", manifest, 1) ||
         setenv("CUMEMTRACK_OUTPUT", abs_tmpl, 1) || (depth && setenv("CUMEMTRACK_DEPTH", depth, 1)) ||
-        (no_children && setenv("CUMEMTRACK_NO_CHILDREN", "1", 1))) {
+        (no_children && setenv("CUMEMTRACK_NO_CHILDREN", "1", 1)) || (tensors && cmt_run_tensors_env() != 0)) {
         cmt_msg("run: out of memory");
         free(preload);
         free(outer_manifest);

@@ -7,21 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The frames of s joined by ';': innermost first (outer_first 0) or outermost first, each the
- * function or module+0xOFFSET; with fold set, ';' in a name becomes ':' and control characters
- * spaces. malloc'd, NULL when out of memory. */
+/* The shown frames of s (analysis.h: CMT_FRAME_SHOWN) joined by ';': innermost first (outer_first
+ * 0) or outermost first, each the function (Python: the qualified name) or module+0xOFFSET; with
+ * fold set, a frame with a known line reads "function (file:line)" (file's base name), ';' in a
+ * name becomes ':' and control characters spaces. malloc'd, NULL when out of memory. */
 static char *join_frames(const struct cmt_stack_sym *s, int outer_first, int fold) {
-    size_t cap = 256, len = 0;
+    size_t cap = 256, len = 0, vis = cmt_stack_visible(s);
     char *out = malloc(cap);
     if (!out) return NULL;
-    for (size_t i = 0; i < s->n; i++) {
-        const struct cmt_sym_frame *f = &s->frames[outer_first ? s->n - 1 - i : i];
-        char part[600];
-        if (f->function)
+    for (size_t k = 0; k < s->n; k++) {
+        size_t i = outer_first ? s->n - 1 - k : k;
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
+        const struct cmt_sym_frame *f = &s->frames[i];
+        char part[1200];
+        if (f->function && fold && f->file && f->line) {
+            const char *fb = strrchr(f->file, '/');
+            snprintf(part, sizeof part, "%s (%s:%d)", f->function, fb ? fb + 1 : f->file, f->line);
+        } else if (f->function)
             snprintf(part, sizeof part, "%s", f->function);
         else {
-            const char *b = strrchr(f->module, '/');
-            snprintf(part, sizeof part, "%s+0x%llx", b ? b + 1 : f->module, (unsigned long long)f->offset);
+            const char *m = f->module ? f->module : "?", *b = strrchr(m, '/');
+            snprintf(part, sizeof part, "%s+0x%llx", b ? b + 1 : m, (unsigned long long)f->offset);
         }
         for (char *c = part; fold && *c; c++) {
             if (*c == ';')
@@ -93,27 +99,51 @@ static int peak_stacks(struct cmt_analysis *a, char *(*text)(const struct cmt_st
     return 0;
 }
 
-struct fold_vec {
-    struct cmt_fold **v;
-    size_t *n, *cap;
-};
-
-static int fold_add(void *ctx, char *stack, uint64_t bytes) {
-    struct fold_vec *fv = ctx;
-    return fold_push(fv->v, fv->n, fv->cap, stack, bytes);
+/* "GPU N (GPU-uuid);" + stack, or "host;" + stack (the flame root of a device). malloc'd. */
+static char *with_root(const char *uuid, int64_t ordinal, char *stack) {
+    if (!stack) return NULL;
+    char root[96];
+    if (ordinal < 0)
+        snprintf(root, sizeof root, "host");
+    else if (uuid)
+        snprintf(root, sizeof root, "GPU %lld (%s)", (long long)ordinal, uuid);
+    else
+        snprintf(root, sizeof root, "GPU %lld", (long long)ordinal);
+    size_t rl = strlen(root), sl = strlen(stack);
+    char *out = malloc(rl + sl + 2);
+    if (out) {
+        memcpy(out, root, rl);
+        out[rl] = ';';
+        memcpy(out + rl + 1, stack, sl + 1);
+    }
+    free(stack);
+    return out;
 }
 
-int cmt_fold_collect(struct cmt_analysis *a, int peak, struct cmt_fold **out, size_t *nout) {
+int cmt_fold_collect(struct cmt_analysis *a, int peak, int device_root, struct cmt_fold **out, size_t *nout) {
     struct cmt_fold *v = NULL;
     size_t n = 0, cap = 0;
     if (!peak) {
-        for (size_t i = 0; i < a->nleaks; i++)
-            if (a->leaks[i].leak->bytes &&
-                fold_push(&v, &n, &cap, cmt_fold_stack(&a->leaks[i].stack), a->leaks[i].leak->bytes) != 0)
-                goto fail;
+        for (size_t i = 0; i < a->nleaks; i++) {
+            const struct cmt_rleak *l = &a->leaks[i];
+            if (!l->leak->bytes) continue;
+            char *st = cmt_fold_stack(&l->stack);
+            if (device_root) st = with_root(l->uuid, l->leak->device, st);
+            if (fold_push(&v, &n, &cap, st, l->leak->bytes) != 0) goto fail;
+        }
     } else {
-        struct fold_vec fv = {&v, &n, &cap};
-        if (peak_stacks(a, cmt_fold_stack, fold_add, &fv) != 0) goto fail;
+        for (size_t k = 0; k < a->npeaks; k++) {
+            const struct cmt_devstate *d = a->peaks[k].dev;
+            char ubuf[48];
+            const char *uuid = cmt_device_uuid(d, ubuf);
+            for (size_t s = 0; s < d->npeak_top; s++) {
+                struct cmt_stack_sym st = cmt_analysis_stack(a, a->peaks[k].proc, d->peak_top[s].stack);
+                char *text = cmt_fold_stack(&st);
+                cmt_stack_sym_free(&st);
+                if (device_root) text = with_root(uuid, d->ordinal, text);
+                if (fold_push(&v, &n, &cap, text, d->peak_top[s].bytes) != 0) goto fail;
+            }
+        }
     }
     if (n) qsort(v, n, sizeof *v, cmp_fold);
     size_t w = 0;

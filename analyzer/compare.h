@@ -3,7 +3,8 @@
  * check, diff, flame and report --html:
  *   chains   "inner;...;outer" function names of a symbolized stack (module+0xOFFSET where
  *            unresolved, never addresses when a function is known): stacks match across runs;
- *   folds    "outer;...;inner BYTES", outermost frame first, for flame graphs: the leaked bytes
+ *   folds    "outer;...;inner BYTES", outermost frame first ("function (file:line)" where the line is
+ *            known, Python frames included, hidden frames left out), for flame graphs: the leaked bytes
  *            per stack, or the bytes live at each device's peak per stack; ';' in a name becomes
  *            ':' and control characters become spaces, so every line splits unambiguously;
  *   compare  a baseline (old) and a run (new) matched once: leaked and peak bytes per chain,
@@ -28,8 +29,10 @@ struct cmt_fold {
 };
 
 /* peak 0: leaks (unsuppressed); 1: bytes live at every device's peak (load the analysis with a
- * large top_n to see every stack). Aggregated over processes, sorted by stack. Returns 0 or -1. */
-int cmt_fold_collect(struct cmt_analysis *a, int peak, struct cmt_fold **out, size_t *n);
+ * large top_n to see every stack). device_root: each stack starts with its device, "GPU N
+ * (GPU-uuid)" ("GPU N" when the uuid is unknown, "host" for host memory), so GPUs never merge.
+ * Aggregated over processes, sorted by stack. Returns 0 or -1. */
+int cmt_fold_collect(struct cmt_analysis *a, int peak, int device_root, struct cmt_fold **out, size_t *n);
 void cmt_fold_free(struct cmt_fold *v, size_t n);
 
 enum cmt_side { CMT_OLD = 0, CMT_NEW = 1 };

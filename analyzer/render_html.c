@@ -162,7 +162,9 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
 
 static void write_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     cmt_json_array(j, NULL);
+    size_t vis = cmt_stack_visible(s);
     for (size_t i = 0; i < s->n; i++) {
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
         char line[1200] = "";
         FILE *m = fmemopen(line, sizeof line, "w"); /* the one frame printer, cut at the buffer's size */
         if (m) {
@@ -180,7 +182,7 @@ static void write_folded(struct cmt_json *j, const char *key, struct cmt_analysi
     struct cmt_fold *v;
     size_t n;
     cmt_json_array(j, key);
-    if (cmt_fold_collect(a, peak, &v, &n) == 0) {
+    if (cmt_fold_collect(a, peak, 0, &v, &n) == 0) {
         for (size_t i = 0; i < n; i++) {
             cmt_json_array(j, NULL);
             cmt_json_str(j, NULL, v[i].stack);

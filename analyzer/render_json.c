@@ -11,9 +11,22 @@ void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a) {
     cmt_json_u64(j, "leaked_allocations", a->leaked_allocations);
     cmt_json_u64(j, "leak_sites", a->nleaks);
     cmt_json_u64(j, "suppressed_bytes", a->suppressed_bytes);
+    cmt_json_u64(j, "cached_bytes", a->cached_bytes);
     cmt_json_u64(j, "ooms", a->nooms);
     cmt_json_u64(j, "anomalies", cmt_analysis_anomalies(a));
     cmt_json_u64(j, "processes", a->nprocs);
+}
+
+static const char *hide_name(int h) {
+    switch (h) {
+    case CMT_HIDE_INTERPRETER:
+        return "interpreter";
+    case CMT_HIDE_CUDA:
+        return "cuda";
+    case CMT_HIDE_STARTUP:
+        return "startup";
+    }
+    return NULL;
 }
 
 void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
@@ -22,6 +35,15 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     for (size_t i = 0; i < s->n; i++) {
         const struct cmt_sym_frame *fr = &s->frames[i];
         cmt_json_object(j, NULL);
+        if (fr->kind == CMT_FRAME_PYTHON) {
+            cmt_json_str(j, "kind", "python");
+            cmt_json_str(j, "function", fr->function);
+            cmt_json_str(j, "file", fr->file);
+            cmt_json_i64(j, "line", fr->line);
+            cmt_json_object_end(j);
+            continue;
+        }
+        cmt_json_str(j, "kind", "native");
         cmt_json_str(j, "function", fr->function);
         cmt_json_str(j, "file", fr->file);
         if (fr->file && fr->line)
@@ -34,9 +56,26 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
         snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)fr->offset);
         cmt_json_str(j, "offset", buf);
         cmt_json_bool(j, "inlined", fr->inlined);
+        if (fr->hidden) cmt_json_str(j, "hidden", hide_name(fr->hidden));
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
+}
+
+/* One entry of "leaks" or "cached" (with "allocator"). */
+static void leak_json(struct cmt_json *j, const struct cmt_analysis *a, const struct cmt_rleak *l) {
+    cmt_json_object(j, NULL);
+    cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
+    cmt_json_i64(j, "device", l->leak->device);
+    cmt_json_str(j, "uuid", l->uuid);
+    cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "unknown");
+    cmt_json_u64(j, "bytes", l->leak->bytes);
+    cmt_json_u64(j, "requested_bytes", l->leak->requested);
+    cmt_json_u64(j, "allocations", l->leak->allocations);
+    cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
+    if (l->allocator) cmt_json_str(j, "allocator", l->allocator);
+    cmt_json_frames(j, &l->stack);
+    cmt_json_object_end(j);
 }
 
 static void json_stack_bytes(struct cmt_json *j, struct cmt_analysis *a, size_t proc, const struct cmt_stack_bytes *v,
@@ -328,20 +367,12 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     }
     cmt_json_array_end(j);
     cmt_json_array(j, "leaks");
-    for (size_t i = 0; i < a->nleaks && i < a->opts.top_n; i++) {
-        const struct cmt_rleak *l = &a->leaks[i];
-        cmt_json_object(j, NULL);
-        cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
-        cmt_json_i64(j, "device", l->leak->device);
-        cmt_json_str(j, "uuid", l->uuid);
-        cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "unknown");
-        cmt_json_u64(j, "bytes", l->leak->bytes);
-        cmt_json_u64(j, "requested_bytes", l->leak->requested);
-        cmt_json_u64(j, "allocations", l->leak->allocations);
-        cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
-        cmt_json_frames(j, &l->stack);
-        cmt_json_object_end(j);
-    }
+    for (size_t i = 0; i < a->nleaks && i < a->opts.top_n; i++)
+        leak_json(j, a, &a->leaks[i]);
+    cmt_json_array_end(j);
+    cmt_json_array(j, "cached");
+    for (size_t i = 0; i < a->ncached && i < a->opts.top_n; i++)
+        leak_json(j, a, &a->cached[i]);
     cmt_json_array_end(j);
     cmt_json_array(j, "peak");
     for (size_t k = 0; k < a->npeaks; k++) {

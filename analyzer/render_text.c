@@ -47,8 +47,15 @@ const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_ra
 }
 
 void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
-    const char *b = strrchr(fr->module, '/');
-    b = b ? b + 1 : fr->module;
+    if (fr->kind == CMT_FRAME_PYTHON) {
+        if (fr->line)
+            fprintf(f, "%s %s:%d", fr->function, fr->file ? fr->file : "?", fr->line);
+        else
+            fprintf(f, "%s %s", fr->function, fr->file ? fr->file : "?");
+        return;
+    }
+    const char *b = fr->module ? strrchr(fr->module, '/') : NULL;
+    b = b ? b + 1 : fr->module ? fr->module : "?";
     if (fr->function && fr->file)
         fprintf(f, "%s %s:%d%s", fr->function, fr->file, fr->line, fr->inlined ? " (inlined)" : "");
     else if (fr->function)
@@ -62,10 +69,13 @@ void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent
         fprintf(f, "%s(no stack recorded)\n", indent);
         return;
     }
-    for (size_t i = 0; i < s->n && i < max; i++) {
+    size_t vis = cmt_stack_visible(s), shown = 0;
+    for (size_t i = 0; i < s->n && shown < max; i++) {
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
         fputs(indent, f);
         cmt_print_frame(f, &s->frames[i]);
         fputc('\n', f);
+        shown++;
     }
 }
 
@@ -235,6 +245,25 @@ static void heaps_text(struct cmt_analysis *a, FILE *f) {
     }
 }
 
+/* One entry of the leaks or of the cached section (l->allocator set: held by that allocator). */
+static void leak_text(const struct cmt_analysis *a, const struct cmt_rleak *l, size_t i, FILE *f) {
+    char b1[32];
+    const char *kn = cmt_kind_name(l->leak->kind);
+    fprintf(f, "  #%zu %s in %llu allocation%s (%s) on ", i + 1, cmt_human_size(l->leak->bytes, b1, sizeof b1),
+            (unsigned long long)l->leak->allocations, l->leak->allocations == 1 ? "" : "s", kn ? kn : "?");
+    if (l->leak->device >= 0)
+        fprintf(f, "device %lld%s%s%s", (long long)l->leak->device, l->uuid ? " (" : "", l->uuid ? l->uuid : "",
+                l->uuid ? ")" : "");
+    else
+        fprintf(f, "host");
+    fprintf(f, ", pid %u, %s %s\n", a->procs[l->proc].hdr.pid, l->allocator ? "held" : "live",
+            l->leak->at == CMT_AT_DIED       ? "when it died"
+            : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown"
+                                             : "at exit");
+    if (l->allocator) fprintf(f, "      (caching allocator: %s)\n", l->allocator);
+    cmt_print_frames(f, &l->stack, "      ", SIZE_MAX);
+}
+
 void cmt_render_text(struct cmt_analysis *a, FILE *f) {
     char b1[32], b2[32], b3[32], u[48];
     size_t top = a->opts.top_n;
@@ -284,24 +313,16 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
     }
     if (a->nleaks) {
         fprintf(f, "\nleaks (top %zu of %zu)\n", a->nleaks < top ? a->nleaks : top, a->nleaks);
-        for (size_t i = 0; i < a->nleaks && i < top; i++) {
-            const struct cmt_rleak *l = &a->leaks[i];
-            const char *kn = cmt_kind_name(l->leak->kind);
-            fprintf(f, "  #%zu %s in %llu allocation%s (%s) on ", i + 1, cmt_human_size(l->leak->bytes, b1, sizeof b1),
-                    (unsigned long long)l->leak->allocations, l->leak->allocations == 1 ? "" : "s", kn ? kn : "?");
-            if (l->leak->device >= 0)
-                fprintf(f, "device %lld%s%s%s", (long long)l->leak->device, l->uuid ? " (" : "", l->uuid ? l->uuid : "",
-                        l->uuid ? ")" : "");
-            else
-                fprintf(f, "host");
-            fprintf(f, ", pid %u, live %s\n", a->procs[l->proc].hdr.pid,
-                    l->leak->at == CMT_AT_DIED       ? "when it died"
-                    : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown"
-                                                     : "at exit");
-            cmt_print_frames(f, &l->stack, "      ", SIZE_MAX);
-        }
+        for (size_t i = 0; i < a->nleaks && i < top; i++)
+            leak_text(a, &a->leaks[i], i, f);
     } else
         fprintf(f, "\nleaks: none\n");
+    if (a->ncached) {
+        fprintf(f, "\nheld by caching allocators at exit (%s; top %zu of %zu; not leaks: their cache)\n",
+                cmt_human_size(a->cached_bytes, b1, sizeof b1), a->ncached < top ? a->ncached : top, a->ncached);
+        for (size_t i = 0; i < a->ncached && i < top; i++)
+            leak_text(a, &a->cached[i], i, f);
+    }
     if (a->npeaks) fprintf(f, "\npeaks\n");
     for (size_t k = 0; k < a->npeaks; k++) {
         size_t i = a->peaks[k].proc;

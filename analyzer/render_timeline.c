@@ -90,6 +90,29 @@ static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, c
     cmt_json_object_end(j);
 }
 
+/* "stack": the shown frames of the row's stack, innermost first, each as the one frame printer
+ * writes it (Python frames included; hidden frames left out as in the text report) */
+static void perfetto_stack(struct cmt_tl_writer *o, const struct cmt_tl_row *row) {
+    if (!row->stack) return;
+    struct cmt_stack_sym st = cmt_analysis_stack(o->a, row->proc, row->stack);
+    size_t vis = cmt_stack_visible(&st);
+    cmt_json_array(&o->j, "stack");
+    for (size_t i = 0; i < st.n; i++) {
+        if (!CMT_FRAME_SHOWN(&st, i, vis)) continue;
+        char line[1200] = "";
+        FILE *m = fmemopen(line, sizeof line, "w");
+        if (m) {
+            setvbuf(m, NULL, _IONBF, 0);
+            cmt_print_frame(m, &st.frames[i]);
+            fclose(m);
+        }
+        line[sizeof line - 1] = 0;
+        cmt_json_str(&o->j, NULL, line);
+    }
+    cmt_json_array_end(&o->j);
+    cmt_stack_sym_free(&st);
+}
+
 /* proc: the dump's input index (trace pid); p: its process */
 static void perfetto_meta(struct cmt_tl_writer *o, size_t proc, const struct cmt_process *p) {
     if (proc < o->nnamed && o->named[proc]) return;
@@ -188,10 +211,26 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
             cmt_json_str(j, "uuid", row->uuid);
             cmt_json_u64(j, "requested_bytes", row->size);
             cmt_json_u64(j, "live_bytes", row->live);
+            perfetto_stack(o, row);
         } else if (*ph == 'C')
             cmt_json_u64(j, "live_bytes", row->live);
         cmt_json_object_end(j);
         cmt_json_object_end(j);
+        if (*ph == 'C' && row->stack) { /* the allocation's stack: an instant beside the counter */
+            cmt_json_object(j, NULL);
+            cmt_json_str(j, "name", row->event);
+            cmt_json_str(j, "cat", "stack");
+            cmt_json_str(j, "ph", "i");
+            cmt_json_str(j, "s", "p");
+            cmt_json_i64(j, "ts", ts);
+            cmt_json_u64(j, "pid", o->tpid[row->proc]);
+            cmt_json_u64(j, "tid", 0);
+            cmt_json_object(j, "args");
+            cmt_json_i64(j, "device", row->device);
+            perfetto_stack(o, row);
+            cmt_json_object_end(j);
+            cmt_json_object_end(j);
+        }
     }
 }
 

@@ -110,6 +110,36 @@ const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id
     return v ? &r->t->stacks[v - 1] : NULL;
 }
 
+const struct cmt_replay_pycode *cmt_replay_pycode(const struct cmt_replay *r, uint64_t id) {
+    if (!id || id > r->t->npycodes || !r->t->pycodes[id - 1].name) return NULL;
+    return &r->t->pycodes[id - 1];
+}
+
+static void def_pycode(struct cmt_replay *r, const struct cmt_event *e) {
+    struct cmt_replay_live *t = r->t;
+    if (!e->id || e->id > CMT_MAX_PYCODES) return; /* the reader refuses those */
+    if (e->id > t->npycodes) {
+        if (cmt_grow((void **)&t->pycodes, &t->cappycodes, e->id, sizeof *t->pycodes) != 0) {
+            cmt_replay_lost(r);
+            return;
+        }
+        memset(t->pycodes + t->npycodes, 0, (e->id - t->npycodes) * sizeof *t->pycodes);
+        t->npycodes = e->id;
+    }
+    struct cmt_replay_pycode *c = &t->pycodes[e->id - 1];
+    free(c->file);
+    free(c->name);
+    c->file = strndup(e->str1 ? e->str1 : "", e->str1_len);
+    c->name = strndup(e->str2 ? e->str2 : "", e->str2_len);
+    c->first_line = e->first_line;
+    if (!c->file || !c->name) {
+        free(c->file);
+        free(c->name);
+        c->file = c->name = NULL;
+        cmt_replay_lost(r);
+    }
+}
+
 const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api) {
     uint32_t v = cmt_htab_get(&r->t->api_map, api, 0);
     return v ? r->t->api_names[v - 1] : NULL;
@@ -415,24 +445,32 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
     uint32_t *slot = cmt_htab_slot(&t->stack_map, e->id, 0);
     uint64_t *fr = slot ? malloc((e->nframes + 1) * sizeof *fr) : NULL;
-    if (!fr) {
+    struct cmt_pyframe_rec *py = e->npy ? malloc(e->npy * sizeof *py) : NULL;
+    if (!fr || (e->npy && !py)) {
+        free(fr);
+        free(py);
         cmt_replay_lost(r);
         return;
     }
     memcpy(fr, e->frames, e->nframes * sizeof *fr);
+    if (e->npy) memcpy(py, e->py, e->npy * sizeof *py);
     if (*slot) { /* redefinition: the last one wins */
         struct cmt_stack *s = &t->stacks[*slot - 1];
         free((void *)s->frames);
+        free((void *)s->py);
         s->frames = fr;
         s->nframes = e->nframes;
+        s->py = py;
+        s->npy = e->npy;
         return;
     }
     if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
         cmt_replay_lost(r);
         free(fr);
+        free(py);
         return;
     }
-    t->stacks[t->nstacks] = (struct cmt_stack){e->id, e->nframes, fr};
+    t->stacks[t->nstacks] = (struct cmt_stack){e->id, e->nframes, fr, e->npy, py};
     *slot = (uint32_t)++t->nstacks;
 }
 
@@ -563,6 +601,9 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         break;
     case CMT_REC_STACK:
         if (!t->snapshot_only) def_stack(r, e);
+        break;
+    case CMT_REC_PYCODE:
+        if (!t->snapshot_only) def_pycode(r, e);
         break;
     case CMT_REC_DEVICE: {
         if (t->snapshot_only || e->device < 0) break;
@@ -714,9 +755,16 @@ void cmt_replay_free(struct cmt_replay *r) {
         cmt_htab_free(&t->sdc_map);
         free(t->sdc);
         cmt_htab_free(&t->stack_map);
-        for (size_t i = 0; i < t->nstacks; i++)
+        for (size_t i = 0; i < t->nstacks; i++) {
             free((void *)t->stacks[i].frames);
+            free((void *)t->stacks[i].py);
+        }
         free(t->stacks);
+        for (size_t i = 0; i < t->npycodes; i++) {
+            free(t->pycodes[i].file);
+            free(t->pycodes[i].name);
+        }
+        free(t->pycodes);
         cmt_htab_free(&t->dev_map);
         cmt_htab_free(&t->ctx_map);
         free(t->ctxdev);

@@ -32,6 +32,14 @@ struct cmt_stack {
     uint64_t id;
     uint32_t nframes;
     const uint64_t *frames; /* return addresses, innermost first */
+    uint32_t npy;
+    const struct cmt_pyframe_rec *py; /* Python frames, innermost first (reader.h) */
+};
+
+/* A Python code object (PYCODE record) of the process, copied out of the dump. */
+struct cmt_replay_pycode {
+    char *file, *name;
+    uint64_t first_line;
 };
 
 struct cmt_module {
@@ -195,6 +203,8 @@ int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d);
  * when nothing is live there. Scans every (stack, device) counter: for occasional questions. */
 uint64_t cmt_replay_top_stack(const struct cmt_replay *r, int64_t device, uint64_t *bytes);
 const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id);
+/* The Python code object id of the process (NULL when never defined). */
+const struct cmt_replay_pycode *cmt_replay_pycode(const struct cmt_replay *r, uint64_t id);
 const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ordinal);
 const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api); /* NULL if unnamed */
 /* The one device label: "GPU-..." of a device into buf (>= 48 bytes), NULL when it is unknown

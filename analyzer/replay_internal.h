@@ -30,6 +30,8 @@ struct cmt_replay_live {
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
     struct cmt_stack *stacks;
     size_t nstacks, capstacks;
+    struct cmt_replay_pycode *pycodes; /* by PYCODE id - 1 (ids are dense from 1) */
+    size_t npycodes, cappycodes;
     struct cmt_htab dev_map;       /* (ordinal, 0) -> devs index */
     uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
     size_t capdevs;

@@ -15,11 +15,19 @@
 
 #define CMT_SYM_MAX_INLINE 8
 
+/* Why a frame is left out of the default views (text, HTML, folded stacks, chains); JSON keeps
+ * every frame and names the reason ("hidden"). The rule is analysis.c's (cmt_analysis_stack). */
+enum cmt_hide { CMT_SHOW = 0, CMT_HIDE_INTERPRETER, CMT_HIDE_CUDA, CMT_HIDE_STARTUP };
+
+/* One frame of a symbolized stack: native (a return address resolved here) or Python (a code
+ * object and line of the dump: function is the qualified name, module NULL). */
 struct cmt_sym_frame {
+    enum cmt_frame_kind kind;
+    int hidden;           /* enum cmt_hide */
     const char *function; /* demangled; NULL when unresolvable */
     const char *file;     /* NULL when unknown */
     int line;             /* 0 when unknown */
-    const char *module;   /* module path, "[unknown]" when no module covers the address */
+    const char *module;   /* module path, "[unknown]" when no module covers the address; NULL: Python */
     uint64_t address;     /* the recorded return address */
     uint64_t offset;      /* address - module load bias (file address), 0 without a module */
     int inlined;          /* 1: an inlined call inside the next frame */

@@ -31,6 +31,7 @@ struct cmt_tl_proc {
     struct open_range *open; /* NVTX ranges pushed and not popped yet, innermost last */
     size_t nopen, capopen;
     int out_of_memory;
+    uint64_t last_stack; /* the stack of the last STACK change (the record a LIVE change follows) */
 };
 
 void cmt_tl_init(struct cmt_tl *tl, struct cmt_analysis *a, size_t nbuckets) {
@@ -199,9 +200,10 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     char u[48];
     struct cmt_tl_row row = {pi,      t,      c->device, cmt_device_uuid(c->dev, u),
                              c->live, NULL,   c->label,  c->label_len,
-                             c->size, c->api, 0,         c->writer};
+                             c->size, c->api, 0,         c->writer, 0};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
+        p->last_stack = c->stack;
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
         if (d) stack_changed(d, c);
         return;
@@ -210,6 +212,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.event = event_name(c->record);
         row.label = NULL;
         row.label_len = 0;
+        row.stack = p->last_stack;
         if (tl->row) tl->row(tl->row_arg, &row);
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
         struct cmt_tl_series *s = d ? series_of(tl, p, pi, d) : NULL;
@@ -221,6 +224,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     case CMT_CHANGE_OOM:
         row.event = "oom";
         row.size = c->requested;
+        row.stack = c->stack;
         if (tl->row) tl->row(tl->row_arg, &row);
         if (tl->nbuckets)
             add_mark(p,

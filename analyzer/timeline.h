@@ -71,6 +71,7 @@ struct cmt_tl_row {
     const char *api; /* alloc, free, retrack, oom: the API name (NULL: unknown) */
     int unmatched;   /* range_end: no push of its thread was open (a pop without its push) */
     uint32_t writer; /* marker, range_begin, range_end: the thread (dump stream, from 1) */
+    uint64_t stack;  /* alloc/free/retrack/teardown: the allocation's stack; OOM: the request's (0: none) */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);

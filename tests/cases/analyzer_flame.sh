@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # cumemtrack flame: folded stacks (outermost frame first, "a;b;c BYTES") of the leaks (default) and
 # of the bytes live at each device's peak, merged over processes, on synthetic dumps (module+offset
-# frames) and, when the example programs are built, on a traced run (function names).
+# frames) and, when the example programs are built, on a traced run (function names with their
+# lines, C start-up and CUDA-internal frames hidden). Each stack starts with its device
+# ("GPU 0 (GPU-uuid)"), so the two GPUs below do not merge; --no-device merges them. Python frames
+# read "qualname (file.py:line)", interpreter frames hidden.
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 mkdir job
@@ -24,11 +27,19 @@ S
 done
 expect_rc 0 "$CMT_BIN" flame --no-symbols job
 cat >want.txt <<'W'
+GPU 0 (GPU-00000000-0000-0000-0000-000000000001);[no stack] 1000
+GPU 0 (GPU-00000000-0000-0000-0000-000000000001);lib:odd.so+0x1400;lib:odd.so+0x1300;lib:odd.so+0x1234 1048576
+GPU 0 (GPU-00000000-0000-0000-0000-000000000002);[no stack] 2000
+GPU 0 (GPU-00000000-0000-0000-0000-000000000002);lib:odd.so+0x1400;lib:odd.so+0x1300;lib:odd.so+0x1234 1048576
+W
+diff -u want.txt out.txt || fail "folded leaks, device roots"
+expect_rc 0 "$CMT_BIN" flame --no-symbols --no-device job
+cat >want.txt <<'W'
 [no stack] 3000
 lib:odd.so+0x1400;lib:odd.so+0x1300;lib:odd.so+0x1234 2097152
 W
 diff -u want.txt out.txt || fail "folded leaks"
-expect_rc 0 "$CMT_BIN" flame --no-symbols --peak -o peak.txt job
+expect_rc 0 "$CMT_BIN" flame --no-symbols --no-device --peak -o peak.txt job
 cat >want.txt <<'W'
 [no stack] 8388608
 lib:odd.so+0x1400;lib:odd.so+0x1300;lib:odd.so+0x1234 2097152
@@ -37,6 +48,14 @@ W
 diff -u want.txt peak.txt || fail "folded peak"
 # every line: frames, one space, a positive integer
 awk '{ if (NF < 2 || $NF !~ /^[0-9]+$/ || $NF == 0) exit 1 }' peak.txt || fail "line format"
+# Python frames (tests/golden/pystack.script): interpreter, ctypes/libffi and libcudart internals hidden
+"$MKDUMP" "$CMT_ROOT/tests/golden/pystack.script" py.cmt || fail mkdump
+expect_rc 0 "$CMT_BIN" flame --no-symbols py.cmt
+cat >want.txt <<'W'
+GPU 0 (GPU-11111111-2222-3333-4444-555555555555);<module> (step.py:30);Trainer.step (step.py:12);_ops.cpython-311-x86_64-linux-gnu.so+0x1000;fused_op (ops.py:22) 8388608
+GPU 0 (GPU-11111111-2222-3333-4444-555555555555);python3.11+0x3000;_ops.cpython-311-x86_64-linux-gnu.so+0x1000 2097152
+W
+diff -u want.txt out.txt || fail "folded Python frames"
 expect_rc 0 "$CMT_BIN" flame --help; grep -q "usage: cumemtrack flame" out.txt || fail "--help"
 expect_rc 2 "$CMT_BIN" flame
 expect_rc 2 "$CMT_BIN" flame --bogus job
@@ -46,9 +65,11 @@ ex=$CMT_BUILD/examples/fake/train_leak
 if [ -x "$ex" ] && [ -e "${CMT_LIB:-}" ] && [ -e "${CMT_FAKE_LIBDIR:-}/libcuda.so.1" ]; then
     LD_LIBRARY_PATH=$CMT_FAKE_LIBDIR LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/tl.cmt "$ex" 4 >/dev/null || fail "train_leak"
     expect_rc 0 "$CMT_BIN" flame tl.cmt
-    grep -Eq "(^|;)main;train_step;cache_attention_mask(;[^ ]*)? 16384$" out.txt || { cat out.txt; fail "traced leak stack"; }
+    grep -Eq "^GPU 0 \(GPU-[0-9a-f-]+\);main \(train_leak.c:[0-9]+\);train_step \(train_leak.c:[0-9]+\);cache_attention_mask \(train_leak.c:[0-9]+\)(;.*)? 16384$" out.txt ||
+        { cat out.txt; fail "traced leak stack"; }
+    grep -Eq "_start|__libc_start|libcudart_static" out.txt && { cat out.txt; fail "start-up or CUDA-internal frames shown"; }
     expect_rc 0 "$CMT_BIN" flame --peak tl.cmt
-    grep -Eq ";train_step;cudaMalloc [0-9]+$" out.txt || { cat out.txt; fail "traced peak stacks"; }
+    grep -Eq ";train_step \(train_leak.c:[0-9]+\);cudaMalloc( \([^)]*\))? [0-9]+$" out.txt || { cat out.txt; fail "traced peak stacks"; }
 else
     echo "(examples not built: traced part skipped)"
 fi

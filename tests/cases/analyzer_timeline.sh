@@ -93,7 +93,7 @@ r1 = [e for e in c if e["pid"] == 101]
 assert len(r1) == 1 and abs(r1[0]["ts"] - 1001000) < 1, r1   # 1 s later + 1 ms, microseconds
 assert abs(c[0]["ts"] - 1500) < 1, c[0]
 inst = [e for e in ev if e["ph"] == "i"]
-assert {e["cat"] for e in inst} == {"oom", "marker"}, inst
+assert {e["cat"] for e in inst} == {"oom", "marker", "stack"}, inst
 assert [e["name"] for e in inst if e["cat"] == "marker"] == ['epoch, "one"'], inst   # ranges are no instants
 sl = [(e["ph"], e["name"], e["ts"], e["tid"]) for e in ev if e["ph"] in ("B", "E")]
 # NVTX ranges nest per thread (dump stream): thread 2's pop closes its own push, not thread 1's
@@ -101,6 +101,8 @@ assert sl == [("B", "step", 2600, 1), ("B", "fwd", 2700, 1), ("B", "load", 2750,
               ("E", "load", 2850, 2), ("E", "step", 2900, 1)], sl
 tn = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["name"] == "thread_name"}
 assert tn[(100, 1)] == "NVTX ranges (thread 1)" and tn[(100, 2)] == "NVTX ranges (thread 2)" and (101, 1) not in tn, tn
+st = [e for e in inst if e["cat"] == "stack" and e["pid"] == 100]   # each allocation's stack
+assert [e["name"] for e in st] == ["alloc", "alloc", "free"] and all(e["args"]["stack"] for e in st), st
 assert any(e["name"] == 'epoch, "one"' for e in inst), inst
 oom = [e for e in inst if e["cat"] == "oom"][0]
 assert oom["args"]["requested_bytes"] == 4 << 30 and oom["args"]["live_bytes"] == 2097152, oom

@@ -150,6 +150,21 @@ elif timeout 120 python3 -c 'import torch; assert torch.cuda.is_available()' >/d
     traced "$OUTD/torch/caching" 150 python3 "$torch_py" --steps "$steps"
     PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
         traced "$OUTD/torch/expandable" 150 python3 "$torch_py" --steps "$steps"
+    # --tensors: tensor-level stacks (backend:cudaMallocAsync); set directly when run cannot run here
+    mkdir -p "$OUTD/torch/tensors"
+    if [ $use_run = 1 ]; then
+        (unset PYTORCH_CUDA_ALLOC_CONF; timeout -k 5 150 "$BIN" run --tensors -o "$OUTD/torch/tensors/%p.cmt" -- \
+            python3 "$torch_py" --steps "$steps" --leak >"$OUTD/torch/tensors/stdout" 2>"$OUTD/torch/tensors/stderr"
+        echo $? >"$OUTD/torch/tensors/rc")
+        if grep -q -- "--tensors: PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync" "$OUTD/torch/tensors/stderr"; then
+            rowf "torch/tensors: run --tensors says so" "a stderr line" ok pass
+        else
+            rowf "torch/tensors: run --tensors says so" "a stderr line" missing FAIL
+        fi
+    else
+        PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync \
+            traced "$OUTD/torch/tensors" 150 python3 "$torch_py" --steps "$steps" --leak
+    fi
     timeout -k 5 150 python3 "$torch_py" --steps "$steps" \
         >"$OUTD/torch/caching/plain.stdout" 2>"$OUTD/torch/caching/plain.stderr"
 else

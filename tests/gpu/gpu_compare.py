@@ -160,6 +160,25 @@ def check_case(binary, name, case_dir):
                 t, d = gran(a - b), gran(drv)
                 row(label, "driver %d (%d B)" % (d, drv), "tracked %d (%d B)" % (t, a - b),
                     t <= d <= t + SLACK)
+            elif k == "expect-python-frame":
+                # SECTION (leaks, cached or peak) ORDINAL QUALNAME: an entry of that section on that
+                # device whose stack carries the Python frame QUALNAME
+                section, ordinal, fn = w[1], int(w[2]), w[3]
+                if section == "peak":
+                    entries = [t for p in rep.get("peak", []) if p.get("device") == ordinal for t in p.get("top", [])]
+                else:
+                    entries = [e for e in rep.get(section, []) if e.get("device") == ordinal]
+                got = [e for e in entries if any(f.get("kind") == "python" and f.get("function") == fn
+                                                 for f in e.get("frames", []))]
+                row("%s: %s dev %d with Python frame %s" % (name, section, ordinal, fn), "present",
+                    "%d of %d entries" % (len(got), len(entries)), bool(got))
+            elif k == "expect-cached":
+                # ORDINAL ALLOCATOR MIN_BYTES: held at exit by that caching allocator, not leaked
+                ordinal, alloc, least = int(w[1]), w[2], int(w[3])
+                got = [c for c in rep.get("cached", []) if c.get("device") == ordinal and c.get("allocator") == alloc]
+                total = sum(c["bytes"] for c in got)
+                row("%s: held by %s at exit dev %d" % (name, alloc, ordinal), ">= %d" % least, total,
+                    total >= least)
             elif k in ("torch-mark", "torch-mark-min"):
                 label, ordinal, nbytes = w[1], int(w[2]), int(w[3])
                 live = marker_live(rep, label, ordinal)

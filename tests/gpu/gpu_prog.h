@@ -8,6 +8,9 @@
  *   expect-leak-total ORDINAL BYTES             the device's leaked bytes, all leaks together
  *   expect-peak ORDINAL BYTES / expect-peak-min ORDINAL BYTES / expect-host-peak BYTES
  *   expect-oom ORDINAL BYTES                    an OOM record of exactly that request
+ *   expect-python-frame SECTION ORDINAL QUALNAME  an entry of leaks, cached or peak (top stacks) on
+ *                                               the device whose stack has that Python frame
+ *   expect-cached ORDINAL ALLOCATOR MINBYTES    >= MINBYTES held at exit by that caching allocator
  *   meminfo BEFORE AFTER ORDINAL DRIVER_DELTA   cudaMemGetInfo's free-bytes drop between the
  *                                               markers BEFORE and AFTER (compared with the
  *                                               tracker's live-bytes growth, at 2 MiB granularity)

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
 """torch_loop.py — a small training loop for `make gpu-check` (tests/gpu/gpu_check.sh).
+It also prints expectations on Python frames (expect-python-frame) and on what PyTorch's caching
+allocator holds at exit (expect-cached), and under `run --tensors` leaks one tensor.
 
 Usage: torch_loop.py [--steps N] [--leak]
 
@@ -24,6 +26,8 @@ import torch
 
 _mark = getattr(ctypes.CDLL(None), "cmt_mark", None)
 CACHING = os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING", "0") in ("", "0")
+# cumemtrack run --tensors: every tensor one cudaMallocAsync/cudaFreeAsync pair (the driver caches)
+TENSORS = "backend:cudaMallocAsync" in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
 _pinned = []
 
 
@@ -81,9 +85,17 @@ def main():
     torch.cuda.synchronize()
     print("loop-seconds %.4f" % (time.monotonic() - t0))
     mark("torch-end", live_tensors(model, opt) + [x, y])
-    if a.leak and not CACHING:
+    # Python frames in every stack: the peak stacks name this function
+    print("expect-python-frame peak 0 main")
+    if CACHING and not TENSORS and "expandable_segments" not in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""):
+        # what the cache holds at exit is PyTorch's, not a leak
+        print("expect-cached 0 PyTorch 1")
+        print("expect-python-frame cached 0 main")
+    if a.leak and (TENSORS or not CACHING):
         n = leaky_cache_grow()
-        print("expect-leak-module device 0 %d (libtorch_python|_C\\.cpython)" % n)
+        if not TENSORS:
+            print("expect-leak-module device 0 %d (libtorch_python|_C\\.cpython)" % n)
+        print("expect-python-frame leaks 0 leaky_cache_grow")
     return 0
 
 

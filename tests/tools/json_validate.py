@@ -2,7 +2,7 @@
 """json_validate.py SCHEMA DOC...: validates JSON documents against a JSON Schema. Uses the
 jsonschema package when installed; otherwise a minimal validator for the keywords
 docs/report-schema.json uses (type, required, properties, additionalProperties, items, enum,
-const, minimum, pattern, $ref to #/$defs/...). Exit 0 valid, 1 invalid."""
+const, minimum, pattern, oneOf, $ref to #/$defs/...). Exit 0 valid, 1 invalid."""
 import json, re, sys
 
 def minimal(schema, doc):
@@ -23,6 +23,14 @@ def minimal(schema, doc):
     def check(s, v, path):
         if '$ref' in s:
             check(resolve(s['$ref']), v, path)
+        if 'oneOf' in s:
+            ok = 0
+            for alt in s['oneOf']:
+                before = len(errs)
+                check(alt, v, path)
+                ok += len(errs) == before
+                del errs[before:]
+            if ok != 1: errs.append('%s: matches %d of oneOf, not 1' % (path, ok))
         if 'type' in s:
             types = s['type'] if isinstance(s['type'], list) else [s['type']]
             t = tname(v)

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Caching allocators told apart from leaks (issue 14 part 2) on a test double of PyTorch's caching
+# allocator (tests/cxx/fake_torch_caching.cpp, built as libc10_cuda.so: mangled names
+# c10::cuda::CUDACachingAllocator::...) driven from Python through ctypes: what it holds at exit is
+# listed under "held by caching allocators at exit" (JSON "cached" with "allocator": "PyTorch",
+# summary.cached_bytes), not as a leak; check --max-leak-bytes ignores it unless --count-cached;
+# peaks still count it; --caching-allocator REGEX adds one (named by the regex); a regex that does
+# not compile is exit 2 naming it (report, check, diff).
+source "$CMT_ROOT/tests/cases/py_lib.sh.inc"
+command -v g++ >/dev/null || { echo "g++ missing"; exit 77; }
+py=/usr/bin/python3.11
+[ -x "$py" ] || py=$(interpreters 11 | head -1)
+[ -n "$py" ] || { echo "no CPython 3.11+"; exit 77; }
+g++ -shared -fPIC -O1 -g -fno-omit-frame-pointer "$CMT_ROOT/tests/cxx/fake_torch_caching.cpp" -o libc10_cuda.so \
+    -L"$FAKERT" -l:libcudart.so.13 || die "the double does not build"
+nm -C libc10_cuda.so | grep -q "c10::cuda::CUDACachingAllocator::raw_alloc" || die "no PyTorch-mangled symbol"
+LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/c.cmt "$py" "$PYDIR/caching_sites.py" "$PWD/libc10_cuda.so" ||
+    die "traced run failed"
+"$CMT_BIN" report c.cmt >r.txt 2>&1 || die "report"
+grep -q "^cumemtrack: 1.00 MiB leaked at 1 site" r.txt || { cat r.txt; die "cached memory counted as leaked"; }
+sed -n '/^held by caching allocators at exit/,/^peaks/p' r.txt >cached.txt
+grep -q "8.00 MiB in 4 allocations" cached.txt || { cat r.txt; die "no cached section"; }
+grep -q "(caching allocator: PyTorch)" cached.txt || { cat r.txt; die "allocator not named"; }
+grep -q "Trainer.step .*caching_sites.py:" cached.txt || { cat r.txt; die "no Python frame in the cached entry"; }
+sed -n '/^leaks/,/^held by/p' r.txt | grep -q "leak_helper .*caching_sites.py:" || { cat r.txt; die "leak lost"; }
+grep -q "^  pid [0-9]* device 0: 9.00 MiB" r.txt || { cat r.txt; die "peak must still count the cache"; }
+"$CMT_BIN" report --json c.cmt >r.json || die "report --json"
+python3 "$CMT_ROOT/tests/tools/json_validate.py" "$CMT_ROOT/docs/report-schema.json" r.json || die "schema"
+python3 - r.json <<'PY' || die "JSON cached"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert s['leaked_bytes'] == 1 << 20 and s['cached_bytes'] == 8 << 20, s
+c = d['cached']
+assert len(c) == 1 and c[0]['allocator'] == 'PyTorch' and c[0]['bytes'] == 8 << 20, c
+fr = c[0]['frames']
+assert any(f['kind'] == 'python' and f['function'] == 'Trainer.step' for f in fr), fr
+assert any(f['kind'] == 'native' and 'CUDACachingAllocator' in (f['function'] or '') for f in fr), fr
+assert all('allocator' not in l for l in d['leaks'])
+PY
+"$CMT_BIN" check --max-leak-bytes 1M c.cmt 2>err.txt || { cat err.txt; die "check counted the cache"; }
+"$CMT_BIN" check --max-leak-bytes 1M --count-cached c.cmt 2>err.txt && die "--count-cached ignored"
+grep -q "held by PyTorch" err.txt || { cat err.txt; die "--count-cached failure names the allocator"; }
+# a user rule: the plain leak's function
+"$CMT_BIN" report --json --caching-allocator 'fake_plain_lea[k]' c.cmt >u.json || die "--caching-allocator"
+python3 - u.json <<'PY' || die "user caching allocator"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['summary']['leaked_bytes'] == 0, d['summary']
+assert sorted(c['allocator'] for c in d['cached']) == ['PyTorch', 'fake_plain_lea[k]'], d['cached']
+PY
+"$CMT_BIN" check --max-leak-bytes 0 --caching-allocator leak_helper c.cmt 2>err.txt ||
+    { cat err.txt; die "a Python function as --caching-allocator"; }
+for cmd in report check diff; do
+    extra=; [ $cmd = diff ] && extra=c.cmt
+    "$CMT_BIN" $cmd --caching-allocator 'bad(' c.cmt $extra >out.txt 2>err.txt
+    rc=$?
+    [ $rc -eq 2 ] || die "$cmd: bad regex: exit $rc, not 2"
+    grep -q "'bad('" err.txt || { cat err.txt; die "$cmd: the bad regex is not named"; }
+done
+echo ok
