@@ -50,7 +50,7 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     if (!r->t) return -1;
     struct cmt_replay_live *t = r->t;
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
-    cmt_htab_init(&t->freed, sizeof(struct cmt_hkey), 1024);
+    cmt_htab_init(&t->freed, sizeof(struct freed_key), 1024);
     struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map, &t->api_map, &t->leak_map};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
@@ -216,10 +216,6 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1);
-    if (t->freed.n) {
-        void *f = cmt_htab_find(&t->freed, e->ptr, space);
-        if (f) cmt_htab_del(&t->freed, f);
-    }
     if (l->device >= 0) {
         struct cmt_devstate *d = cmt_replay_dev_get(r, l->device);
         if (!d) {
@@ -241,18 +237,32 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     }
 }
 
-static void remember_freed(struct cmt_replay *r, uint64_t space, uint64_t ptr) {
-    struct cmt_replay_live *t = r->t;
-    if (t->ring_n == FREED_RING) { /* evict the oldest */
-        void *f = cmt_htab_find(&t->freed, t->ring_ptr[t->ring_pos], t->ring_space[t->ring_pos]);
-        if (f) cmt_htab_del(&t->freed, f);
-    } else
-        t->ring_n++;
-    t->ring_ptr[t->ring_pos] = ptr;
-    t->ring_space[t->ring_pos] = (uint8_t)space;
-    t->ring_pos = (t->ring_pos + 1) % FREED_RING;
-    int existed;
-    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) cmt_replay_lost(r);
+/* Appends a free to the ring: nothing else, freeing is the hot path. */
+static inline void remember_freed(struct cmt_replay_live *t, uint64_t space, uint64_t ptr) {
+    size_t k = (size_t)(t->nfreed++ % FREED_RING);
+    t->ring_ptr[k] = ptr;
+    t->ring_space[k] = (uint8_t)space;
+}
+
+/* Whether (ptr, space), not live now, was freed by one of the last FREED_RING frees (so freeing it
+ * again is a double free). Brings the index up to date first: only the frees since the last call,
+ * or the whole ring rebuilt when more than a ring's worth came since, or the index holds twice a
+ * ring's worth of keys (most fell out of the window). A key re-allocated since its free is live, so
+ * it never comes here. Returns 1, 0, or -1 when out of memory. */
+static int freed_recently(struct cmt_replay_live *t, uint64_t ptr, uint64_t space) {
+    if (t->nfreed - t->synced > FREED_RING || t->freed.n > 2 * FREED_RING) {
+        cmt_htab_free(&t->freed);
+        t->synced = t->nfreed > FREED_RING ? t->nfreed - FREED_RING : 0;
+    }
+    for (; t->synced < t->nfreed; t->synced++) {
+        size_t k = (size_t)(t->synced % FREED_RING);
+        int existed;
+        struct freed_key *f = cmt_htab_put(&t->freed, t->ring_ptr[k], t->ring_space[k], &existed);
+        if (!f) return -1;
+        f->n = t->synced;
+    }
+    const struct freed_key *f = cmt_htab_find(&t->freed, ptr, space);
+    return f && f->n + FREED_RING >= t->nfreed;
 }
 
 static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack, int at) {
@@ -309,10 +319,11 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     struct live *l = cmt_htab_find(&t->live, e->ptr, space);
     if (!l) {
         if (!t->snapshot_only) {
-            if (t->freed.n && cmt_htab_find(&t->freed, e->ptr, space))
-                r->anomalies[CMT_AN_DOUBLE_FREE]++;
+            int again = freed_recently(t, e->ptr, space);
+            if (again < 0)
+                cmt_replay_lost(r);
             else
-                r->anomalies[CMT_AN_UNKNOWN_FREE]++;
+                r->anomalies[again ? CMT_AN_DOUBLE_FREE : CMT_AN_UNKNOWN_FREE]++;
         }
         return;
     }
@@ -323,7 +334,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
     } else
         r->host_frees++;
     end_live(r, l, -1, e);
-    if (!t->snapshot_only) remember_freed(r, space, e->ptr);
+    if (!t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
 static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {

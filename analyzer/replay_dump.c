@@ -30,7 +30,8 @@ static void sort_devs(struct cmt_replay *r) {
 
 /* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
  * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
- * recently freed, stack-device counter, the freed key the ring will evict) are prefetched. Only
+ * stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c indexes it only when a free
+ * misses). Only
  * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
  * per-stream buffers (STACK frames), so reading stops until it has been applied. */
 #define LOOKAHEAD 16
@@ -40,16 +41,12 @@ static inline int hot_event(unsigned type) {
     return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
 }
 
-static void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e, size_t ahead) {
+/* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
+ * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
+static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e) {
     const struct cmt_replay_live *t = r->t;
     cmt_htab_prefetch(&t->live, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    cmt_htab_prefetch(&t->freed, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    if (e->type != CMT_REC_FREE) {
-        cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
-    } else if (t->ring_n == FREED_RING && t->freed.cap) {
-        size_t k = (t->ring_pos + ahead) % FREED_RING;
-        cmt_htab_prefetch(&t->freed, t->ring_ptr[k], t->ring_space[k]);
-    }
+    if (e->type != CMT_REC_FREE) cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
 }
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
@@ -72,7 +69,7 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
             *c = *e;
             if (hot_event(c->type))
-                prefetch_event(r, c, n);
+                prefetch_event(r, c);
             else
                 blocked = 1;
             n++;
@@ -137,5 +134,5 @@ void cmt_replay_trim(struct cmt_replay *r) {
     free(t->ring_space);
     t->ring_ptr = NULL;
     t->ring_space = NULL;
-    t->ring_pos = t->ring_n = 0;
+    t->nfreed = t->synced = 0;
 }

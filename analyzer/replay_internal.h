@@ -16,14 +16,22 @@ struct live {
 };
 
 #define FREED_RING 65536
+
+struct freed_key {
+    struct cmt_hkey k; /* a: ptr, b: space */
+    uint64_t n;        /* the number of its latest free (0-based) */
+};
 #define DEV_SMALL 64
 
 struct cmt_replay_live {
     struct cmt_htab live;
-    struct cmt_htab freed; /* recently freed keys, bounded by the ring */
+    /* recently freed keys (double free vs unknown free): the last FREED_RING frees, appended to a
+     * ring on every free and indexed (freed: key -> its latest free number) only when a free misses
+     * the live table, from the ring entries appended since the last miss */
     uint64_t *ring_ptr;
     uint8_t *ring_space;
-    size_t ring_pos, ring_n;
+    uint64_t nfreed, synced; /* frees remembered so far; how many of them freed indexes */
+    struct cmt_htab freed;   /* entries struct freed_key */
     struct cmt_htab sdc_map; /* (stack, device) -> sdc index */
     struct cmt_stack_live *sdc;
     size_t nsdc, capsdc;

@@ -13,12 +13,7 @@
 
 /* ---------------------------------------------------------------- hash table */
 
-static inline uint64_t mix(uint64_t a, uint64_t b) {
-    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
-}
+#define mix cmt_htab_hash
 
 /* Zeroed memory for a table; big ones on transparent huge pages (a TLB miss costs as much as the
  * cache miss, more on VMs). */
@@ -108,10 +103,6 @@ void cmt_htab_del(struct cmt_htab *t, void *entry) {
             i = j;
         }
     }
-}
-
-void cmt_htab_prefetch(const struct cmt_htab *t, uint64_t a, uint64_t b) {
-    if (t->cap) __builtin_prefetch(cmt_htab_at(t, mix(a, b) & (t->cap - 1)));
 }
 
 uint32_t *cmt_htab_slot(struct cmt_htab *t, uint64_t a, uint64_t b) {

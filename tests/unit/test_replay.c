@@ -1,7 +1,7 @@
 /*
  * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
  * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
- * unknown and double frees, OOM snapshots, teardown of one context's allocations, leaks at exit
+ * unknown and double frees (the window of recently freed keys), OOM snapshots, teardown of one context's allocations, leaks at exit
  * and at death; and that running out of memory anywhere in the replay is counted
  * (out_of_memory, which makes the analysis fail) rather than silently giving other figures: the
  * allocator is wrapped (-Wl,--wrap) to fail from the n-th allocation on. Exit 0 when every check
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "an_events.h"
+#include "replay_internal.h" /* FREED_RING */
 
 /* allocations left before every one fails (-1: never) */
 static long alloc_budget = -1;
@@ -71,6 +72,50 @@ static void test_peak_and_leaks(void) {
     const struct cmt_leak *k = leak_of(&r, 2);
     CHECK(k && k->bytes == 600 && k->allocations == 1 && k->at == CMT_AT_DIED && k->device == 0);
     CHECK(d->leaked_bytes == 600 && d->leaked_allocations == 1);
+    cmt_replay_free(&r);
+}
+
+/* The recently-freed set (replay.c: a ring of the last FREED_RING frees, indexed only when a free
+ * misses): a free of a key freed within the window is a double free, one freed before it, or
+ * re-allocated and freed again, is judged by its latest free; the index is brought up to date
+ * across several misses and after the ring wraps. */
+static void test_recently_freed_window(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    an_device(&r, 0, 0x33);
+    an_alloc(&r, 0, 0x10, 1, 1, 0);
+    an_free(&r, 0x10); /* free number 0 */
+    an_free(&r, 0x10); /* double: indexes the ring */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 1);
+    an_alloc(&r, 0, 0x10, 1, 1, 0); /* re-allocated: live, then freed again */
+    an_free(&r, 0x10);
+    an_free(&r, 0x10); /* double again */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 2);
+    /* FREED_RING - 1 other frees: 0x10's latest free is the oldest one still in the window */
+    for (uint64_t i = 1; i < FREED_RING; i++) {
+        an_alloc(&r, 0, 0x100000 + i * 16, 1, 1, 0);
+        an_free(&r, 0x100000 + i * 16);
+    }
+    an_free(&r, 0x10);
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 3 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 0);
+    an_alloc(&r, 0, 0x20, 1, 1, 0);
+    an_free(&r, 0x20); /* pushes 0x10 out of the window */
+    an_free(&r, 0x10);
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 3 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
+    an_free(&r, 0x20);                       /* still in the window */
+    an_free(&r, 0x100000 + (FREED_RING - 1) * 16); /* so is the last of the others */
+    an_free(&r, 0x100000 + 16);              /* the oldest in the window (misses are not frees) */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 6 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
+    /* more than a ring's worth of frees since the last miss: the index is rebuilt */
+    for (uint64_t i = 0; i < FREED_RING + 10; i++) {
+        an_alloc(&r, 0, 0x900000 + i * 16, 1, 1, 0);
+        an_free(&r, 0x900000 + i * 16);
+    }
+    an_free(&r, 0x20);              /* fell out long ago */
+    an_free(&r, 0x900000 + 9 * 16); /* fell out just now */
+    an_free(&r, 0x900000 + 10 * 16); /* the oldest in the window */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 7 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 3);
+    CHECK(r.out_of_memory == 0);
     cmt_replay_free(&r);
 }
 
@@ -196,6 +241,7 @@ static void test_out_of_memory_is_never_silent(void) {
 int main(void) {
     test_peak_and_leaks();
     test_teardown_by_context();
+    test_recently_freed_window();
     test_leak_at_exit();
     test_out_of_memory_is_never_silent();
     if (an_failures)
