@@ -26,6 +26,17 @@ static void sort_devs(struct cmt_replay *r) {
         else
             cmt_replay_lost(r);
     }
+    /* the (stack, device) counters are keyed by device index: the indexes changed */
+    cmt_htab_free(&t->sdc_map);
+    for (size_t i = 0; i < t->nsdc; i++) {
+        const struct cmt_stack_live *s = &t->sdc[i];
+        uint32_t v = s->device >= 0 ? cmt_htab_get(&t->dev_map, (uint64_t)s->device, 0) : 0;
+        uint32_t *slot = cmt_htab_slot(&t->sdc_map, s->stack, v);
+        if (slot)
+            *slot = (uint32_t)i + 1;
+        else
+            cmt_replay_lost(r);
+    }
 }
 
 /* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
@@ -44,9 +55,16 @@ static inline int hot_event(unsigned type) {
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
  * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
 static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e) {
+    cmt_htab_prefetch(&r->t->live, e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK));
+}
+
+/* Second stage, LOOKAHEAD / 2 events before a FREE is applied: its live slot has arrived, so the
+ * live_info it points to can be asked for (the entry may still move before then: only a hint). */
+static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_event *e) {
     const struct cmt_replay_live *t = r->t;
-    cmt_htab_prefetch(&t->live, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    if (e->type != CMT_REC_FREE) cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
+    if (e->type != CMT_REC_FREE) return;
+    const struct live *l = cmt_htab_find(&t->live, e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK));
+    if (l) cmt_prefetch(&t->info[l->k.val]);
 }
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
@@ -75,6 +93,7 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             n++;
         }
         if (!n) return rc;
+        if (n > LOOKAHEAD / 2) prefetch_info(r, &q[(head + LOOKAHEAD / 2) % LOOKAHEAD]);
         cmt_replay_event(r, &q[head]);
         head = (head + 1) % LOOKAHEAD;
         if (!--n) blocked = 0;
@@ -129,6 +148,10 @@ void cmt_replay_trim(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
     if (!t) return;
     cmt_htab_free(&t->live);
+    cmt_big_free(t->info, t->capinfo * sizeof *t->info);
+    t->info = NULL;
+    t->capinfo = t->ninfo = 0;
+    t->info_free = 0;
     cmt_htab_free(&t->freed);
     free(t->ring_ptr);
     free(t->ring_space);

@@ -119,6 +119,77 @@ static void test_recently_freed_window(void) {
     cmt_replay_free(&r);
 }
 
+/* The one hash table (util.c) grown past 4 MiB: a mapping that grows in place (mremap) and moves
+ * its entries inside itself. Every key stays found with its value through growth and deletions,
+ * including those whose probe paths wrap around the end of the table to slot 0 (the case the
+ * in-place move must repair); the replay's live entries are 16 bytes. */
+static void test_htab_in_place_growth(void) {
+    CHECK(sizeof(struct live) == 16);
+    struct cmt_htab t;
+    cmt_htab_init(&t, sizeof(struct cmt_hkey), 1024);
+    const uint64_t n = 1500000; /* 16-byte entries: 32 MiB at the end, the last growths in place */
+    int existed, bad = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct cmt_hkey *k = cmt_htab_put(&t, i * 0x10001 + 7, (uint32_t)(i & 3), &existed);
+        if (!k || existed) {
+            bad++;
+            continue;
+        }
+        k->val = (uint32_t)i;
+    }
+    CHECK(bad == 0 && t.n == n && t.mapped);
+    for (uint64_t i = 0; i < n; i++) {
+        const struct cmt_hkey *k = cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)(i & 3));
+        if (!k || k->val != (uint32_t)i) bad++;
+        if (cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)((i + 1) & 3))) bad++;
+    }
+    CHECK(bad == 0);
+    for (uint64_t i = 0; i < n; i += 2) {
+        void *k = cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)(i & 3));
+        if (k)
+            cmt_htab_del(&t, k);
+        else
+            bad++;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const struct cmt_hkey *k = cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)(i & 3));
+        if ((i & 1) ? !k || k->val != (uint32_t)i : k != NULL) bad++;
+    }
+    CHECK(bad == 0 && t.n == n / 2);
+    size_t used = 0;
+    for (size_t i = 0; i < t.cap; i++)
+        used += cmt_hkey_used(cmt_htab_at(&t, i));
+    CHECK(used == t.n);
+    cmt_htab_free(&t);
+    CHECK(cmt_htab_put(&t, 1, CMT_HKEY_B_MAX, &existed) == NULL); /* b out of range: refused */
+    /* 2000 keys whose homes are the last 16 slots (their cluster wraps to slot 0), then random
+     * keys up to the growth, twice: at each growth in place, half of the crowded keys get homes at
+     * the new end and wrap onto slots whose old entries are moved later */
+    const size_t cap0 = 1u << 18; /* 4 MiB of 16-byte entries: a mapping from the first put */
+    cmt_htab_init(&t, sizeof(struct cmt_hkey), cap0);
+    uint64_t nkeys = 0, crowded = 0;
+    for (uint64_t a = 1; crowded < 2000; a++)
+        if ((cmt_htab_hash(a, CMT_HKEY_B_MAX) & (cap0 - 1)) >= cap0 - 16) {
+            struct cmt_hkey *k = cmt_htab_put(&t, a, 0, &existed);
+            if (k) k->val = 1;
+            crowded++;
+        }
+    CHECK(t.mapped && t.n == 2000);
+    for (uint64_t i = 0; i < 2 * cap0; i++) { /* random keys (b = 1: never a crowded one) */
+        struct cmt_hkey *k = cmt_htab_put(&t, i * 0x9e3779b97f4a7c15ull, 1, &existed);
+        if (k) k->val = 2;
+    }
+    CHECK(t.cap == 4 * cap0);
+    for (size_t i = 0; i < t.cap; i++) {
+        const struct cmt_hkey *k = cmt_htab_at(&t, i);
+        if (!cmt_hkey_used(k)) continue;
+        nkeys++;
+        if (cmt_htab_find(&t, k->a, (k->b & ~CMT_HKEY_B_MAX)) != k) bad++;
+    }
+    CHECK(bad == 0 && nkeys == t.n && t.n == 2000 + 2 * cap0);
+    cmt_htab_free(&t);
+}
+
 static void test_teardown_by_context(void) {
     struct cmt_replay r;
     CHECK(cmt_replay_init(&r, 10) == 0);
@@ -242,6 +313,7 @@ int main(void) {
     test_peak_and_leaks();
     test_teardown_by_context();
     test_recently_freed_window();
+    test_htab_in_place_growth();
     test_leak_at_exit();
     test_out_of_memory_is_never_silent();
     if (an_failures)
