@@ -61,9 +61,8 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     return 0;
 }
 
-struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
+struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord) {
     struct cmt_replay_live *t = r->t;
-    if (ord >= 0 && ord < DEV_SMALL && t->dev_small[ord]) return &r->devs[t->dev_small[ord] - 1];
     uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)ord, 0);
     if (!slot) return NULL;
     if (*slot) {

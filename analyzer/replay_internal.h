@@ -74,7 +74,12 @@ static inline uint32_t cmt_replay_devslot(const struct cmt_replay *r, const stru
 
 /* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
 void cmt_replay_lost(struct cmt_replay *r);
-/* The state of device ord, added when new; NULL when out of memory. */
-struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord);
+/* The state of device ord, added when new; NULL when out of memory. Inline for small ordinals
+ * already seen (called a few times per event); the rest in replay.c. */
+struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord);
+static inline struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
+    if (ord >= 0 && ord < DEV_SMALL && r->t->dev_small[ord]) return &r->devs[r->t->dev_small[ord] - 1];
+    return cmt_replay_dev_get_slow(r, ord);
+}
 
 #endif
