@@ -1,7 +1,8 @@
 # bench/bench.mk — `make bench` (included by the top Makefile): builds bench/cmtbench.c against the
 # CUDA toolkit's stub libcuda.so, then bench/run.sh measures the tracer and the analyzer on the fake
 # driver (FAKECUDA_FAST=1) and writes BENCHMARKS.md; bench/multirank.sh appends its "Multi-rank
-# merge" section, bench/py_frames.sh its "Python frames" section. Benchmarks assert nothing; `make test` never runs them. BENCH_REPS (default 7)
+# merge" section, bench/py_frames.sh its "Python frames" section. Section 6 holds the rows of
+# issue 16's table (bench/cmtbench.c's patterns one, sites:N, depths:N, random). Benchmarks assert nothing; `make test` never runs them. BENCH_REPS (default 7)
 # sets the repetitions; BENCH_OUT the report's path.
 BENCH_OUT ?= BENCHMARKS.md
 BENCH_REPS ?= 7
