@@ -59,7 +59,13 @@ static inline int hot_event(unsigned type) {
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
  * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
 static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e) {
-    cmt_htab_prefetch(&r->t->live, e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK));
+    const struct cmt_htab *t = &r->t->live;
+    if (!t->cap) return;
+    size_t j = cmt_htab_hash(e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK) | CMT_HKEY_B_MAX) & (t->cap - 1);
+    const unsigned char *slot = cmt_htab_at(t, j);
+    cmt_prefetch(slot);
+    /* and the next line: a probe or a delete's backward shift often runs into it */
+    if (j + 4 < t->cap) cmt_prefetch(slot + 64);
 }
 
 /* Second stage, LOOKAHEAD / 2 events before a FREE is applied: its live slot has arrived, so the
