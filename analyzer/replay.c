@@ -52,7 +52,7 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
     cmt_htab_init(&t->freed, sizeof(struct freed_key), 1024);
     struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map,
-                               &t->api_map, &t->leak_map, &t->ck_map};
+                               &t->api_map, &t->leak_map,  &t->ck_map};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
     r->t->ring_ptr = calloc(FREED_RING, sizeof(uint64_t));
@@ -153,8 +153,7 @@ static uint32_t info_new(struct cmt_replay_live *t) {
         t->info_free = t->info[i].sdc;
         return i;
     }
-    if (t->ninfo >= UINT32_MAX - 1 ||
-        cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
+    if (t->ninfo >= UINT32_MAX - 1 || cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
         return UINT32_MAX;
     return (uint32_t)t->ninfo++;
 }

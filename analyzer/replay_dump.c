@@ -42,9 +42,8 @@ static void sort_devs(struct cmt_replay *r) {
 
 /* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
  * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
- * stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c indexes it only when a free
- * misses). Only
- * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
+ * stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c indexes it only when a
+ * free misses). Only ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
  * per-stream buffers (STACK frames), so reading stops until it has been applied. */
 #define LOOKAHEAD 16
 /* ALLOC, FREE and RETRACK carry nothing past these (reader.h): queued, they are copied this far

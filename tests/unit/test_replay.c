@@ -1,11 +1,10 @@
 /*
  * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
  * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
- * unknown and double frees (the window of recently freed keys), OOM snapshots, teardown of one context's allocations, leaks at exit
- * and at death; and that running out of memory anywhere in the replay is counted
- * (out_of_memory, which makes the analysis fail) rather than silently giving other figures: the
- * allocator is wrapped (-Wl,--wrap) to fail from the n-th allocation on. Exit 0 when every check
- * holds.
+ * unknown and double frees (the window of recently freed keys), OOM snapshots, teardown of one context's allocations,
+ * leaks at exit and at death; and that running out of memory anywhere in the replay is counted (out_of_memory, which
+ * makes the analysis fail) rather than silently giving other figures: the allocator is wrapped (-Wl,--wrap) to fail
+ * from the n-th allocation on. Exit 0 when every check holds.
  */
 #include <stdlib.h>
 
@@ -102,17 +101,17 @@ static void test_recently_freed_window(void) {
     an_free(&r, 0x20); /* pushes 0x10 out of the window */
     an_free(&r, 0x10);
     CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 3 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
-    an_free(&r, 0x20);                       /* still in the window */
+    an_free(&r, 0x20);                             /* still in the window */
     an_free(&r, 0x100000 + (FREED_RING - 1) * 16); /* so is the last of the others */
-    an_free(&r, 0x100000 + 16);              /* the oldest in the window (misses are not frees) */
+    an_free(&r, 0x100000 + 16);                    /* the oldest in the window (misses are not frees) */
     CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 6 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
     /* more than a ring's worth of frees since the last miss: the index is rebuilt */
     for (uint64_t i = 0; i < FREED_RING + 10; i++) {
         an_alloc(&r, 0, 0x900000 + i * 16, 1, 1, 0);
         an_free(&r, 0x900000 + i * 16);
     }
-    an_free(&r, 0x20);              /* fell out long ago */
-    an_free(&r, 0x900000 + 9 * 16); /* fell out just now */
+    an_free(&r, 0x20);               /* fell out long ago */
+    an_free(&r, 0x900000 + 9 * 16);  /* fell out just now */
     an_free(&r, 0x900000 + 10 * 16); /* the oldest in the window */
     CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 7 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 3);
     CHECK(r.out_of_memory == 0);
