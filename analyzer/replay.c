@@ -50,8 +50,9 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     if (!r->t) return -1;
     struct cmt_replay_live *t = r->t;
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
-    cmt_htab_init(&t->freed, sizeof(struct cmt_hkey), 1024);
-    struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map, &t->api_map, &t->leak_map};
+    cmt_htab_init(&t->freed, sizeof(struct freed_key), 1024);
+    struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map,
+                               &t->api_map, &t->leak_map,  &t->ck_map};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
         cmt_htab_init(maps[i], sizeof(struct cmt_hkey), 64);
     r->t->ring_ptr = calloc(FREED_RING, sizeof(uint64_t));
@@ -60,9 +61,8 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     return 0;
 }
 
-struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
+struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord) {
     struct cmt_replay_live *t = r->t;
-    if (ord >= 0 && ord < DEV_SMALL && t->dev_small[ord]) return &r->devs[t->dev_small[ord] - 1];
     uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)ord, 0);
     if (!slot) return NULL;
     if (*slot) {
@@ -150,15 +150,55 @@ int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx) {
     return v ? r->t->ctxdev[v - 1] : -2;
 }
 
+/* The (stack, device) counter index, added when new; UINT32_MAX when out of memory. */
 static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     struct cmt_replay_live *t = r->t;
-    uint32_t *slot = cmt_htab_slot(&t->sdc_map, stack, (uint64_t)device);
+    const struct cmt_devstate *d = NULL;
+    if (device >= 0 && !(d = cmt_replay_dev_get(r, device))) return UINT32_MAX;
+    uint32_t *slot = cmt_htab_slot(&t->sdc_map, stack, cmt_replay_devslot(r, d));
     if (!slot) return UINT32_MAX;
     if (*slot) return *slot - 1;
     if (cmt_grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0) return UINT32_MAX;
     t->sdc[t->nsdc] = (struct cmt_stack_live){stack, device, 0, 0};
     *slot = (uint32_t)++t->nsdc;
     return *slot - 1;
+}
+
+/* The (context, kind) index, added when new; UINT32_MAX when out of memory. */
+static uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+    uint32_t *slot = cmt_htab_slot(&t->ck_map, ctx, kind);
+    if (!slot) return UINT32_MAX;
+    if (*slot) return *slot - 1;
+    if (cmt_grow((void **)&t->cks, &t->capcks, t->ncks + 1, sizeof *t->cks) != 0) return UINT32_MAX;
+    t->cks[t->ncks] = (struct ctx_kind){ctx, kind};
+    *slot = (uint32_t)++t->ncks;
+    return *slot - 1;
+}
+
+/* A live_info for a new live allocation (the last one freed first: still in the cache);
+ * UINT32_MAX when out of memory. */
+static uint32_t info_new(struct cmt_replay_live *t) {
+    if (t->info_free) {
+        uint32_t i = t->info_free - 1;
+        t->info_free = t->info[i].sdc;
+        return i;
+    }
+    if (t->ninfo >= UINT32_MAX - 1 || cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
+        return UINT32_MAX;
+    return (uint32_t)t->ninfo++;
+}
+
+static void info_release(struct cmt_replay_live *t, uint32_t i) {
+    t->info[i].sdc = t->info_free;
+    t->info_free = i + 1;
+}
+
+static inline struct live_info *info_of(const struct cmt_replay_live *t, const struct live *l) {
+    return &t->info[l->k.val];
+}
+
+static inline int64_t live_device(const struct cmt_replay_live *t, const struct live *l) {
+    return t->sdc[info_of(t, l)->sdc].device;
 }
 
 static int cmp_stack_bytes(const void *x, const void *y) {
@@ -214,47 +254,54 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
     struct cmt_replay_live *t = r->t;
     int existed;
-    struct live *l = cmt_htab_put(&t->live, e->ptr, space, &existed);
+    struct live *l = cmt_htab_put(&t->live, e->ptr, (uint32_t)space, &existed);
     if (!l) {
         cmt_replay_lost(r);
         return;
     }
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
-        struct cmt_stack_live *s = &t->sdc[l->k.val];
-        struct cmt_devstate *d = l->device >= 0 ? cmt_replay_dev_get(r, l->device) : NULL;
+        const struct live_info *old = info_of(t, l);
+        struct cmt_stack_live *s = &t->sdc[old->sdc];
+        struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
         if (d) before_decrease(r, d);
-        s->bytes -= l->granted;
+        s->bytes -= old->granted;
         s->count--;
         notify_stack(r, e, s, 0);
-        if (l->device >= 0) {
+        if (s->device >= 0) {
             if (d) {
-                d->live -= l->granted;
+                d->live -= old->granted;
                 d->live_count--;
             }
         } else
-            r->host_live -= l->granted;
+            r->host_live -= old->granted;
+    } else {
+        uint32_t ii = info_new(t);
+        if (ii == UINT32_MAX) {
+            cmt_replay_lost(r);
+            cmt_htab_del(&t->live, l);
+            return;
+        }
+        l->k.val = ii;
     }
-    l->size = e->size;
-    l->granted = e->granted;
-    l->ctx = e->ctx;
-    l->device = e->device < 0 ? -1 : e->device;
-    l->kind = (uint8_t)(e->kind < 255 ? e->kind : 255);
-    uint32_t si = sdc_get(r, e->stack, l->device);
+    int64_t device = e->device < 0 ? -1 : e->device;
+    uint32_t ck = ck_get(t, e->ctx, (uint8_t)(e->kind < 255 ? e->kind : 255));
+    uint32_t si = ck == UINT32_MAX ? UINT32_MAX : sdc_get(r, e->stack, device);
     if (si == UINT32_MAX) {
         cmt_replay_lost(r);
+        info_release(t, l->k.val);
         cmt_htab_del(&t->live, l);
         return;
     }
-    l->k.val = si;
+    struct live_info *li = info_of(t, l);
+    li->size = e->size;
+    li->granted = e->granted;
+    li->sdc = si;
+    li->ck = ck;
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1);
-    if (t->freed.n) {
-        void *f = cmt_htab_find(&t->freed, e->ptr, space);
-        if (f) cmt_htab_del(&t->freed, f);
-    }
-    if (l->device >= 0) {
-        struct cmt_devstate *d = cmt_replay_dev_get(r, l->device);
+    if (device >= 0) {
+        struct cmt_devstate *d = cmt_replay_dev_get(r, device);
         if (!d) {
             cmt_replay_lost(r);
             return;
@@ -274,64 +321,83 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     }
 }
 
-static void remember_freed(struct cmt_replay *r, uint64_t space, uint64_t ptr) {
-    struct cmt_replay_live *t = r->t;
-    if (t->ring_n == FREED_RING) { /* evict the oldest */
-        void *f = cmt_htab_find(&t->freed, t->ring_ptr[t->ring_pos], t->ring_space[t->ring_pos]);
-        if (f) cmt_htab_del(&t->freed, f);
-    } else
-        t->ring_n++;
-    t->ring_ptr[t->ring_pos] = ptr;
-    t->ring_space[t->ring_pos] = (uint8_t)space;
-    t->ring_pos = (t->ring_pos + 1) % FREED_RING;
-    int existed;
-    if (!cmt_htab_put(&t->freed, ptr, space, &existed)) cmt_replay_lost(r);
+/* Appends a free to the ring: nothing else, freeing is the hot path. */
+static inline void remember_freed(struct cmt_replay_live *t, uint64_t space, uint64_t ptr) {
+    size_t k = (size_t)(t->nfreed++ % FREED_RING);
+    t->ring_ptr[k] = ptr;
+    t->ring_space[k] = (uint8_t)space;
 }
 
-static void add_leak(struct cmt_replay *r, const struct live *l, uint64_t stack, int at) {
+/* Whether (ptr, space), not live now, was freed by one of the last FREED_RING frees (so freeing it
+ * again is a double free). Brings the index up to date first: only the frees since the last call,
+ * or the whole ring rebuilt when more than a ring's worth came since, or the index holds twice a
+ * ring's worth of keys (most fell out of the window). A key re-allocated since its free is live, so
+ * it never comes here. Returns 1, 0, or -1 when out of memory. */
+static int freed_recently(struct cmt_replay_live *t, uint64_t ptr, uint64_t space) {
+    if (t->nfreed - t->synced > FREED_RING || t->freed.n > 2 * FREED_RING) {
+        cmt_htab_free(&t->freed);
+        t->synced = t->nfreed > FREED_RING ? t->nfreed - FREED_RING : 0;
+    }
+    for (; t->synced < t->nfreed; t->synced++) {
+        size_t k = (size_t)(t->synced % FREED_RING);
+        int existed;
+        struct freed_key *f = cmt_htab_put(&t->freed, t->ring_ptr[k], (uint32_t)t->ring_space[k], &existed);
+        if (!f) return -1;
+        f->n = t->synced;
+    }
+    const struct freed_key *f = cmt_htab_find(&t->freed, ptr, (uint32_t)space);
+    return f && f->n + FREED_RING >= t->nfreed;
+}
+
+static void add_leak(struct cmt_replay *r, const struct live_info *li, const struct cmt_stack_live *s, int at) {
     struct cmt_replay_live *t = r->t;
-    uint64_t k1 = ((uint64_t)l->device << 10) | ((uint64_t)l->kind << 2) | (uint64_t)at;
-    uint32_t *slot = cmt_htab_slot(&t->leak_map, k1, stack);
+    uint8_t kind = t->cks[li->ck].kind;
+    uint64_t key = ((uint64_t)li->sdc << 10) | ((uint64_t)kind << 2) | (uint64_t)at; /* sdc: (stack, device) */
+    uint32_t *slot = cmt_htab_slot(&t->leak_map, key, 0);
     if (!slot || (!*slot && cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0)) {
         cmt_replay_lost(r);
         return;
     }
     if (!*slot) {
-        r->leaks[r->nleaks] = (struct cmt_leak){l->device, l->kind, stack, at, 0, 0, 0};
+        r->leaks[r->nleaks] = (struct cmt_leak){s->device, kind, s->stack, at, 0, 0, 0};
         *slot = (uint32_t)++r->nleaks;
     }
     struct cmt_leak *k = &r->leaks[*slot - 1];
-    k->bytes += l->granted;
-    k->requested += l->size;
+    k->bytes += li->granted;
+    k->requested += li->size;
     k->allocations++;
 }
 
 /* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end). */
 static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e) {
     struct cmt_replay_live *t = r->t;
-    struct cmt_stack_live *s = &t->sdc[l->k.val];
-    if (at >= 0 && !t->snapshot_only) add_leak(r, l, s->stack, at);
-    struct cmt_devstate *d = l->device >= 0 ? cmt_replay_dev_get(r, l->device) : NULL;
+    const struct live_info *li = info_of(t, l);
+    struct cmt_stack_live *s = &t->sdc[li->sdc];
+    int64_t device = s->device;
+    uint64_t granted = li->granted;
+    if (at >= 0 && !t->snapshot_only) add_leak(r, li, s, at);
+    struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
-    s->bytes -= l->granted;
+    s->bytes -= granted;
     s->count--;
     if (e) notify_stack(r, e, s, 0);
-    if (l->device >= 0) {
+    if (device >= 0) {
         if (d) {
-            d->live -= l->granted;
+            d->live -= granted;
             d->live_count--;
             if (at >= 0) {
-                d->leaked_bytes += l->granted;
+                d->leaked_bytes += granted;
                 d->leaked_allocations++;
             }
         }
     } else {
-        r->host_live -= l->granted;
+        r->host_live -= granted;
         if (at >= 0) {
-            r->host_leaked += l->granted;
+            r->host_leaked += granted;
             r->host_leaked_allocations++;
         }
     }
+    info_release(t, l->k.val);
     cmt_htab_del(&t->live, l);
 }
 
@@ -344,24 +410,25 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
             r->imported[k].open = 0;
             return;
         }
-    struct live *l = cmt_htab_find(&t->live, e->ptr, space);
+    struct live *l = cmt_htab_find(&t->live, e->ptr, (uint32_t)space);
     if (!l) {
         if (!t->snapshot_only) {
-            if (t->freed.n && cmt_htab_find(&t->freed, e->ptr, space))
-                r->anomalies[CMT_AN_DOUBLE_FREE]++;
+            int again = freed_recently(t, e->ptr, space);
+            if (again < 0)
+                cmt_replay_lost(r);
             else
-                r->anomalies[CMT_AN_UNKNOWN_FREE]++;
+                r->anomalies[again ? CMT_AN_DOUBLE_FREE : CMT_AN_UNKNOWN_FREE]++;
         }
         return;
     }
-    int64_t dev = l->device;
+    int64_t dev = live_device(t, l);
     if (dev >= 0) {
         struct cmt_devstate *d = cmt_replay_dev_get(r, dev);
         if (d) d->frees++;
     } else
         r->host_frees++;
     end_live(r, l, -1, e);
-    if (!t->snapshot_only) remember_freed(r, space, e->ptr);
+    if (!t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
 static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
@@ -370,12 +437,13 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
         int match = 0;
-        if (l->k.used) {
+        if (cmt_hkey_used(&l->k)) {
+            uint64_t ctx = t->cks[info_of(t, l)->ck].ctx;
             /* ctx 0: every context of the device; memory of no context (VMM) is never ended */
             if (e->ctx)
-                match = l->ctx == e->ctx;
+                match = ctx == e->ctx;
             else
-                match = l->ctx && cmt_replay_ctx_device(r, l->ctx) == e->device;
+                match = ctx && cmt_replay_ctx_device(r, ctx) == e->device;
         }
         if (match) {
             end_live(r, l, at, e); /* backward shift may move another entry into i: look at i again */
@@ -663,7 +731,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         if (e->op == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
             const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
-            if (l) device = l->device;
+            if (l) device = live_device(t, l);
         }
         if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);
         break;
@@ -713,7 +781,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
-        if (l->k.used) {
+        if (cmt_hkey_used(&l->k)) {
             end_live(r, l, at, NULL);
             continue;
         }
@@ -749,6 +817,9 @@ void cmt_replay_free(struct cmt_replay *r) {
     cmt_heaps_free(r->heaps);
     if (t) {
         cmt_htab_free(&t->live);
+        cmt_big_free(t->info, t->capinfo * sizeof *t->info);
+        cmt_htab_free(&t->ck_map);
+        free(t->cks);
         cmt_htab_free(&t->freed);
         free(t->ring_ptr);
         free(t->ring_space);

@@ -3,6 +3,7 @@
  * second pass for the peak snapshots that need one; then what only events needed is trimmed. See
  * replay.h (cmt_replay_dump, cmt_replay_trim).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,30 +27,53 @@ static void sort_devs(struct cmt_replay *r) {
         else
             cmt_replay_lost(r);
     }
+    /* the (stack, device) counters are keyed by device index: the indexes changed */
+    cmt_htab_free(&t->sdc_map);
+    for (size_t i = 0; i < t->nsdc; i++) {
+        const struct cmt_stack_live *s = &t->sdc[i];
+        uint32_t v = s->device >= 0 ? cmt_htab_get(&t->dev_map, (uint64_t)s->device, 0) : 0;
+        uint32_t *slot = cmt_htab_slot(&t->sdc_map, s->stack, v);
+        if (slot)
+            *slot = (uint32_t)i + 1;
+        else
+            cmt_replay_lost(r);
+    }
 }
 
 /* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
  * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
- * recently freed, stack-device counter, the freed key the ring will evict) are prefetched. Only
- * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
+ * stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c indexes it only when a
+ * free misses). Only ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
  * per-stream buffers (STACK frames), so reading stops until it has been applied. */
 #define LOOKAHEAD 16
+/* ALLOC, FREE and RETRACK carry nothing past these (reader.h): queued, they are copied this far
+ * (the whole event is ~360 bytes; copying it was a sixth of the replay's time) */
+#define HOT_PREFIX offsetof(struct cmt_event, id)
 #define PREFETCH_MIN_SLOTS 16384
 
 static inline int hot_event(unsigned type) {
     return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
 }
 
-static void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e, size_t ahead) {
+/* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
+ * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
+static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e) {
+    const struct cmt_htab *t = &r->t->live;
+    if (!t->cap) return;
+    size_t j = cmt_htab_hash(e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK) | CMT_HKEY_B_MAX) & (t->cap - 1);
+    const unsigned char *slot = cmt_htab_at(t, j);
+    cmt_prefetch(slot);
+    /* and the next line: a probe or a delete's backward shift often runs into it */
+    if (j + 4 < t->cap) cmt_prefetch(slot + 64);
+}
+
+/* Second stage, LOOKAHEAD / 2 events before a FREE is applied: its live slot has arrived, so the
+ * live_info it points to can be asked for (the entry may still move before then: only a hint). */
+static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_event *e) {
     const struct cmt_replay_live *t = r->t;
-    cmt_htab_prefetch(&t->live, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    cmt_htab_prefetch(&t->freed, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
-    if (e->type != CMT_REC_FREE) {
-        cmt_htab_prefetch(&t->sdc_map, e->stack, (uint64_t)(e->device < 0 ? -1 : e->device));
-    } else if (t->ring_n == FREED_RING && t->freed.cap) {
-        size_t k = (t->ring_pos + ahead) % FREED_RING;
-        cmt_htab_prefetch(&t->freed, t->ring_ptr[k], t->ring_space[k]);
-    }
+    if (e->type != CMT_REC_FREE) return;
+    const struct live *l = cmt_htab_find(&t->live, e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK));
+    if (l) cmt_prefetch(&t->info[l->k.val]);
 }
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
@@ -70,14 +94,17 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
                 break;
             }
             struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
-            *c = *e;
-            if (hot_event(c->type))
-                prefetch_event(r, c, n);
-            else
+            if (hot_event(e->type)) { /* what replay.c reads of them: the fields before id */
+                memcpy(c, e, HOT_PREFIX);
+                prefetch_event(r, c);
+            } else {
+                *c = *e;
                 blocked = 1;
+            }
             n++;
         }
         if (!n) return rc;
+        if (n > LOOKAHEAD / 2) prefetch_info(r, &q[(head + LOOKAHEAD / 2) % LOOKAHEAD]);
         cmt_replay_event(r, &q[head]);
         head = (head + 1) % LOOKAHEAD;
         if (!--n) blocked = 0;
@@ -132,10 +159,14 @@ void cmt_replay_trim(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
     if (!t) return;
     cmt_htab_free(&t->live);
+    cmt_big_free(t->info, t->capinfo * sizeof *t->info);
+    t->info = NULL;
+    t->capinfo = t->ninfo = 0;
+    t->info_free = 0;
     cmt_htab_free(&t->freed);
     free(t->ring_ptr);
     free(t->ring_space);
     t->ring_ptr = NULL;
     t->ring_space = NULL;
-    t->ring_pos = t->ring_n = 0;
+    t->nfreed = t->synced = 0;
 }

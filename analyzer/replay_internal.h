@@ -7,24 +7,45 @@
 
 #include "replay.h"
 
-/* a live allocation, keyed by (ptr, space) */
+/* A live allocation: 16 bytes, keyed by (ptr, space); the rest in struct live_info (the table is
+ * the one that misses the cache, so it holds nothing else). */
 struct live {
-    struct cmt_hkey k; /* a: ptr, b: space, val: its stack-device counter (sdc) index */
-    uint64_t size, granted, ctx;
-    int64_t device;
+    struct cmt_hkey k; /* a: ptr, b: space, val: its live_info index */
+};
+struct live_info {
+    uint64_t size, granted;
+    uint32_t sdc; /* its stack-device counter index (device: sdc's); the next free one when free */
+    uint32_t ck;  /* its (context, kind) index */
+};
+struct ctx_kind {
+    uint64_t ctx;
     uint8_t kind;
 };
 
 #define FREED_RING 65536
+
+struct freed_key {
+    struct cmt_hkey k; /* a: ptr, b: space */
+    uint64_t n;        /* the number of its latest free (0-based) */
+};
 #define DEV_SMALL 64
 
 struct cmt_replay_live {
     struct cmt_htab live;
-    struct cmt_htab freed; /* recently freed keys, bounded by the ring */
+    struct live_info *info; /* cmt_grow_big array; free ones chained from info_free - 1 */
+    size_t capinfo, ninfo;
+    uint32_t info_free;
+    struct cmt_htab ck_map; /* (ctx, kind) -> cks index */
+    struct ctx_kind *cks;
+    size_t ncks, capcks;
+    /* recently freed keys (double free vs unknown free): the last FREED_RING frees, appended to a
+     * ring on every free and indexed (freed: key -> its latest free number) only when a free misses
+     * the live table, from the ring entries appended since the last miss */
     uint64_t *ring_ptr;
     uint8_t *ring_space;
-    size_t ring_pos, ring_n;
-    struct cmt_htab sdc_map; /* (stack, device) -> sdc index */
+    uint64_t nfreed, synced; /* frees remembered so far; how many of them freed indexes */
+    struct cmt_htab freed;   /* entries struct freed_key */
+    struct cmt_htab sdc_map; /* (stack, 0 for host or devs index + 1) -> sdc index */
     struct cmt_stack_live *sdc;
     size_t nsdc, capsdc;
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
@@ -41,16 +62,26 @@ struct cmt_replay_live {
     struct cmt_htab api_map; /* (api, 0) -> api_names index */
     char **api_names;
     size_t napi, capapi;
-    struct cmt_htab leak_map; /* (device<<10 | kind<<2 | at, stack) -> leaks index */
+    struct cmt_htab leak_map; /* (sdc index<<10 | kind<<2 | at, 0) -> leaks index */
     size_t capleaks, capooms, capmods;
     /* exact second pass */
     int snapshot_only;
     uint64_t *target_seq; /* per devs index (pass 2) */
 };
 
+/* The sdc_map key of a device (-1: host), given its state (NULL for the host). */
+static inline uint32_t cmt_replay_devslot(const struct cmt_replay *r, const struct cmt_devstate *d) {
+    return d ? (uint32_t)(d - r->devs) + 1 : 0;
+}
+
 /* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
 void cmt_replay_lost(struct cmt_replay *r);
-/* The state of device ord, added when new; NULL when out of memory. */
-struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord);
+/* The state of device ord, added when new; NULL when out of memory. Inline for small ordinals
+ * already seen (called a few times per event); the rest in replay.c. */
+struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord);
+static inline struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
+    if (ord >= 0 && ord < DEV_SMALL && r->t->dev_small[ord]) return &r->devs[r->t->dev_small[ord] - 1];
+    return cmt_replay_dev_get_slow(r, ord);
+}
 
 #endif

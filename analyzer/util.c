@@ -13,24 +13,60 @@
 
 /* ---------------------------------------------------------------- hash table */
 
-static inline uint64_t mix(uint64_t a, uint64_t b) {
-    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6));
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 32);
+#define mix cmt_htab_hash
+
+#define BIG_BYTES (4u << 20)
+
+/* Zeroed memory of its own for a big table or array, on transparent huge pages (a TLB miss costs
+ * as much as the cache miss, more on VMs). NULL when out of memory. */
+static void *big_map(size_t bytes) {
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+    return p;
 }
 
-/* Zeroed memory for a table; big ones on transparent huge pages (a TLB miss costs as much as the
- * cache miss, more on VMs). */
-static void *table_alloc(size_t bytes) {
-    if (bytes < (4u << 20)) return calloc(1, bytes);
-    void *p = NULL;
-    if (posix_memalign(&p, 2u << 20, bytes) != 0) return NULL;
+/* Grows a big mapping in place or moves it (page tables, not bytes); the new part reads zero. */
+static void *big_remap(void *p, size_t old, size_t bytes) {
+    void *np = mremap(p, old, bytes, MREMAP_MAYMOVE);
+    if (np == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(p, bytes & ~(size_t)4095, MADV_HUGEPAGE);
+    madvise(np, bytes, MADV_HUGEPAGE);
 #endif
-    memset(p, 0, bytes);
-    return p;
+    return np;
+}
+
+void cmt_big_free(void *p, size_t bytes) {
+    if (!p) return;
+    if (bytes >= BIG_BYTES)
+        munmap(p, bytes);
+    else
+        free(p);
+}
+
+int cmt_grow_big(void **p, size_t *cap, size_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    while (ncap < need)
+        ncap *= 2;
+    size_t old = *cap * elem, bytes = ncap * elem;
+    void *np;
+    if (bytes < BIG_BYTES) {
+        np = realloc(*p, bytes);
+        if (!np) return -1;
+        memset((char *)np + old, 0, bytes - old);
+    } else if (old >= BIG_BYTES) {
+        if (!(np = big_remap(*p, old, bytes))) return -1;
+    } else {
+        if (!(np = big_map(bytes))) return -1;
+        if (old) memcpy(np, *p, old);
+        free(*p);
+    }
+    *p = np;
+    *cap = ncap;
+    return 0;
 }
 
 #define KEY(t, i) ((struct cmt_hkey *)cmt_htab_at((t), (i)))
@@ -42,85 +78,144 @@ void cmt_htab_init(struct cmt_htab *t, size_t esz, size_t first_cap) {
 }
 
 void cmt_htab_free(struct cmt_htab *t) {
-    free(t->e);
+    if (t->mapped)
+        munmap(t->e, t->cap * t->esz);
+    else
+        free(t->e);
     t->e = NULL;
     t->cap = t->n = 0;
+    t->mapped = 0;
+}
+
+static inline size_t home(const struct cmt_htab *t, const struct cmt_hkey *k) {
+    return mix(k->a, k->b) & (t->cap - 1);
+}
+
+/* The first empty slot from k's home (there is one: the table is at most 3/4 full). */
+static size_t free_slot(const struct cmt_htab *t, const struct cmt_hkey *k) {
+    size_t j = home(t, k);
+    while (cmt_hkey_used(KEY(t, j)))
+        j = (j + 1) & (t->cap - 1);
+    return j;
+}
+
+/* After a mapping of half slots grew to cap = 2 * half in place: every entry of the old half is
+ * taken out and put back from its home under the new mask, in the old half's order from its first
+ * empty slot on. That order keeps every probe path whole: an entry is put back before any slot its
+ * path crosses is emptied (paths stay inside the part already done, or run on into the new half,
+ * which nothing empties; the old half's wrapped cluster at slot 0 is done last, and entries with
+ * homes in the last k slots that come before it are at most k, so they never wrap onto it).
+ * tests/unit/test_replay.c (test_htab_in_place_growth) fails for any other starting slot. As a
+ * safety net, one more pass then moves any entry that has an empty slot between its home and
+ * itself into that slot, until none moves (each move shortens a path, so it ends; it moves nothing
+ * when the argument above holds): when it ends every entry is found from its home. */
+static void rehash_in_place(struct cmt_htab *t, size_t half) {
+    unsigned char tmp[256];
+    size_t s = 0, mask = t->cap - 1;
+    while (cmt_hkey_used(KEY(t, s)))
+        s++;
+    for (size_t step = 1; step <= half; step++) {
+        size_t i = (s + step) & (half - 1);
+        struct cmt_hkey *k = KEY(t, i);
+        if (!cmt_hkey_used(k)) continue;
+        memcpy(tmp, k, t->esz);
+        k->b = 0;
+        memcpy(cmt_htab_at(t, free_slot(t, (struct cmt_hkey *)tmp)), tmp, t->esz);
+    }
+    for (size_t moved = 1; moved;) {
+        moved = 0;
+        for (size_t j = 0; j < t->cap; j++) {
+            struct cmt_hkey *k = KEY(t, j);
+            if (!cmt_hkey_used(k)) continue;
+            for (size_t h = home(t, k); h != j; h = (h + 1) & mask)
+                if (!cmt_hkey_used(KEY(t, h))) {
+                    memcpy(cmt_htab_at(t, h), k, t->esz);
+                    k->b = 0;
+                    moved++;
+                    break;
+                }
+        }
+    }
 }
 
 static int htab_grow(struct cmt_htab *t) {
-    size_t ncap = t->cap ? t->cap * 2 : t->first_cap;
+    size_t ncap = t->cap ? t->cap * 2 : t->first_cap, bytes = ncap * t->esz;
+    if (t->mapped && t->esz <= 256) { /* grow the mapping, move the entries inside it */
+        unsigned char *e = big_remap(t->e, t->cap * t->esz, bytes);
+        if (!e) return -1;
+        size_t half = t->cap;
+        t->e = e;
+        t->cap = ncap;
+        rehash_in_place(t, half);
+        return 0;
+    }
     struct cmt_htab nt = *t;
-    nt.e = table_alloc(ncap * t->esz);
+    nt.mapped = bytes >= BIG_BYTES;
+    nt.e = nt.mapped ? big_map(bytes) : calloc(1, bytes);
     if (!nt.e) return -1;
     nt.cap = ncap;
     for (size_t i = 0; i < t->cap; i++) {
         const struct cmt_hkey *k = KEY(t, i);
-        if (!k->used) continue;
-        size_t j = mix(k->a, k->b) & (ncap - 1);
-        while (KEY(&nt, j)->used)
-            j = (j + 1) & (ncap - 1);
-        memcpy(cmt_htab_at(&nt, j), k, t->esz);
+        if (cmt_hkey_used(k)) memcpy(cmt_htab_at(&nt, free_slot(&nt, k)), k, t->esz);
     }
-    free(t->e);
+    cmt_htab_free(t);
     *t = nt;
     return 0;
 }
 
-void *cmt_htab_find(const struct cmt_htab *t, uint64_t a, uint64_t b) {
-    if (!t->cap) return NULL;
-    size_t j = mix(a, b) & (t->cap - 1);
-    for (struct cmt_hkey *k; (k = KEY(t, j))->used; j = (j + 1) & (t->cap - 1))
-        if (k->a == a && k->b == b) return k;
+void *cmt_htab_find(const struct cmt_htab *t, uint64_t a, uint32_t b) {
+    if (!t->cap || b >= CMT_HKEY_B_MAX) return NULL;
+    uint32_t kb = b | CMT_HKEY_B_MAX;
+    size_t j = mix(a, kb) & (t->cap - 1);
+    for (struct cmt_hkey *k; cmt_hkey_used(k = KEY(t, j)); j = (j + 1) & (t->cap - 1))
+        if (k->a == a && k->b == kb) return k;
     return NULL;
 }
 
-void *cmt_htab_put(struct cmt_htab *t, uint64_t a, uint64_t b, int *existed) {
+void *cmt_htab_put(struct cmt_htab *t, uint64_t a, uint32_t b, int *existed) {
+    if (b >= CMT_HKEY_B_MAX) return NULL;
     if ((t->n + 1) * 4 > t->cap * 3 && htab_grow(t) != 0) return NULL;
-    size_t j = mix(a, b) & (t->cap - 1);
+    uint32_t kb = b | CMT_HKEY_B_MAX;
+    size_t j = mix(a, kb) & (t->cap - 1);
     struct cmt_hkey *k;
-    for (; (k = KEY(t, j))->used; j = (j + 1) & (t->cap - 1))
-        if (k->a == a && k->b == b) {
+    for (; cmt_hkey_used(k = KEY(t, j)); j = (j + 1) & (t->cap - 1))
+        if (k->a == a && k->b == kb) {
             *existed = 1;
             return k;
         }
     *existed = 0;
     memset(k, 0, t->esz);
     k->a = a;
-    k->b = b;
-    k->used = 1;
+    k->b = kb;
     t->n++;
     return k;
 }
 
 void cmt_htab_del(struct cmt_htab *t, void *entry) {
     size_t mask = t->cap - 1, i = (size_t)((unsigned char *)entry - t->e) / t->esz, j = i;
-    KEY(t, i)->used = 0;
+    KEY(t, i)->b = 0;
     t->n--;
     for (;;) {
         j = (j + 1) & mask;
         struct cmt_hkey *k = KEY(t, j);
-        if (!k->used) return;
-        size_t home = mix(k->a, k->b) & mask;
+        if (!cmt_hkey_used(k)) return;
+        size_t h = home(t, k);
         /* move entry j into the hole at i when its home is not in (i, j] cyclically */
-        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
             memcpy(cmt_htab_at(t, i), k, t->esz);
-            k->used = 0;
+            k->b = 0;
             i = j;
         }
     }
 }
 
-void cmt_htab_prefetch(const struct cmt_htab *t, uint64_t a, uint64_t b) {
-    if (t->cap) __builtin_prefetch(cmt_htab_at(t, mix(a, b) & (t->cap - 1)));
-}
-
-uint32_t *cmt_htab_slot(struct cmt_htab *t, uint64_t a, uint64_t b) {
+uint32_t *cmt_htab_slot(struct cmt_htab *t, uint64_t a, uint32_t b) {
     int existed;
     struct cmt_hkey *k = cmt_htab_put(t, a, b, &existed);
     return k ? &k->val : NULL;
 }
 
-uint32_t cmt_htab_get(const struct cmt_htab *t, uint64_t a, uint64_t b) {
+uint32_t cmt_htab_get(const struct cmt_htab *t, uint64_t a, uint32_t b) {
     const struct cmt_hkey *k = cmt_htab_find(t, a, b);
     return k ? k->val : 0;
 }

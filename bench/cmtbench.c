@@ -6,11 +6,21 @@
  * finds: bench/run.sh points LD_LIBRARY_PATH at the fake driver (tests/fakecuda, FAKECUDA_FAST=1)
  * and adds LD_PRELOAD=build/libcumemtrack.so for tracked runs.
  *
- *   cmtbench pairs API DEPTH PAIRS THREADS [LIVE]
+ *   cmtbench pairs API DEPTH PAIRS THREADS [LIVE [PATTERN]]
  *       API cuda: cuMemAlloc_v2(256) + cuMemFree_v2 pairs; API malloc: malloc(256) + free.
  *       Each thread first recurses through DEPTH noinline frames (so a stack captured in the loop
  *       really is at least DEPTH frames deep), warms up, waits on a barrier, then runs PAIRS pairs.
  *       LIVE (cuda only): allocations made first and kept live to the end (freed before exit).
+ *       PATTERN (default one):
+ *         one       every pair from one call site (one stack);
+ *         sites:N   pair i from call site i mod N (N <= 16384 distinct stacks: 14 levels of noinline
+ *                   calls, each level from one of two call instructions, below the DEPTH frames);
+ *         depths:N  pair i made i mod N frames deeper than DEPTH (the caller's depth changes on every
+ *                   call, N stacks);
+ *         random    one thread, LIVE > 0: each pair frees a live allocation chosen at random
+ *                   (xorshift, fixed seed) and allocates its replacement (random-order frees with
+ *                   LIVE allocations live; the untracked run has the same pattern).
+ *       Every pattern does the same extra work untracked, so tracked - untracked is the tracker's.
  *       Prints: ns_per_pair (wall / pairs per thread), mpairs_per_s (all threads), wall_s, user_ns
  *       and sys_ns (CPU time per pair over the timed loop), pairs_total (every alloc+free pair the
  *       process made, warm-up included; LIVE allocations count as one pair each).
@@ -34,7 +44,12 @@
 #include <unistd.h>
 
 static const char *api;
+static int is_cuda;
 static long pairs, live_n;
+enum pattern { PAT_ONE, PAT_SITES, PAT_DEPTHS, PAT_RANDOM };
+static enum pattern pattern;
+static unsigned pat_n = 1;
+static CUdeviceptr *live;
 static int depth;
 static pthread_barrier_t start_bar, end_bar;
 static CUcontext ctx;
@@ -70,11 +85,86 @@ __attribute__((noinline)) static void loop_malloc(long n) {
     }
 }
 
-static void run_loop(long n) {
-    if (strcmp(api, "cuda") == 0)
-        loop_cuda(n);
+/* one pair, from whatever stack the caller built */
+__attribute__((noinline)) static void one_pair(void) {
+    if (is_cuda) {
+        CUdeviceptr p;
+        CK(cuMemAlloc_v2(&p, 256));
+        CK(cuMemFree_v2(p));
+    } else {
+        void *p = malloc(256);
+        __asm__ volatile("" : : "r"(p) : "memory");
+        free(p);
+    }
+    __asm__ volatile("" ::: "memory");
+}
+
+/* sites: the bits of k pick, level by level, which of two call instructions makes the next call */
+__attribute__((noinline)) static void site_b(int lvl, unsigned k);
+__attribute__((noinline)) static void site_a(int lvl, unsigned k) {
+    if (lvl == 0)
+        one_pair();
+    else if (k & 1)
+        site_b(lvl - 1, k >> 1);
     else
-        loop_malloc(n);
+        site_a(lvl - 1, k >> 1);
+    __asm__ volatile("" ::: "memory");
+}
+__attribute__((noinline)) static void site_b(int lvl, unsigned k) {
+    if (lvl == 0)
+        one_pair();
+    else if (k & 1)
+        site_b(lvl - 1, k >> 1);
+    else
+        site_a(lvl - 1, k >> 1);
+    __asm__ volatile("" ::: "memory");
+}
+#define SITE_LEVELS 14
+
+__attribute__((noinline)) static void deeper(unsigned d) {
+    if (d == 0)
+        one_pair();
+    else
+        deeper(d - 1);
+    __asm__ volatile("" ::: "memory");
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static inline uint64_t xorshift(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+__attribute__((noinline)) static void loop_random(long n) {
+    for (long i = 0; i < n; i++) {
+        CUdeviceptr *p = &live[xorshift() % (uint64_t)live_n];
+        CK(cuMemFree_v2(*p));
+        CK(cuMemAlloc_v2(p, 256));
+    }
+}
+
+static void run_loop(long n) {
+    switch (pattern) {
+    case PAT_ONE:
+        if (is_cuda)
+            loop_cuda(n);
+        else
+            loop_malloc(n);
+        break;
+    case PAT_SITES:
+        for (long i = 0; i < n; i++)
+            site_a(SITE_LEVELS, (unsigned)(i % pat_n));
+        break;
+    case PAT_DEPTHS:
+        for (long i = 0; i < n; i++)
+            deeper((unsigned)(i % pat_n));
+        break;
+    case PAT_RANDOM:
+        loop_random(n);
+        break;
+    }
 }
 
 
@@ -94,6 +184,11 @@ static int cmd_exec(char **argv) {
     return 0;
 }
 
+static long warmup_pairs(void) {
+    long w = pairs / 100 + 1000;
+    return pattern == PAT_SITES || pattern == PAT_DEPTHS ? w + (long)pat_n : w;
+}
+
 struct tstat {
     double t0, t1, cpu_user, cpu_sys;
 };
@@ -111,7 +206,7 @@ static void thread_cpu(double *user, double *sys) {
 __attribute__((noinline)) static void bottom(void) {
     struct tstat *st = my_stat;
     double u0, s0, u1, s1;
-    run_loop(pairs / 100 + 1000); /* warm-up: per-thread blocks, stack cache, free lists */
+    run_loop(warmup_pairs()); /* warm-up: per-thread blocks, stack cache, free lists, every site */
     pthread_barrier_wait(&start_bar);
     thread_cpu(&u0, &s0);
     st->t0 = now_s();
@@ -183,7 +278,8 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "live") == 0) return cmd_live(atol(argv[2]));
     if (argc >= 3 && strcmp(argv[1], "exec") == 0) return cmd_exec(argv + 2);
     if (argc < 6 || strcmp(argv[1], "pairs") != 0) {
-        fprintf(stderr, "usage: cmtbench pairs cuda|malloc DEPTH PAIRS THREADS [LIVE] | live N\n");
+        fprintf(stderr, "usage: cmtbench pairs cuda|malloc DEPTH PAIRS THREADS [LIVE [one|sites:N|depths:N|random]]"
+                        " | live N | exec CMD...\n");
         return 2;
     }
     api = argv[2];
@@ -191,9 +287,26 @@ int main(int argc, char **argv) {
     pairs = atol(argv[4]);
     int threads = atoi(argv[5]);
     live_n = argc > 6 ? atol(argv[6]) : 0;
+    is_cuda = strcmp(api, "cuda") == 0;
+    const char *pat = argc > 7 ? argv[7] : "one";
+    if (strncmp(pat, "sites:", 6) == 0) {
+        pattern = PAT_SITES;
+        pat_n = (unsigned)atoi(pat + 6);
+    } else if (strncmp(pat, "depths:", 7) == 0) {
+        pattern = PAT_DEPTHS;
+        pat_n = (unsigned)atoi(pat + 7);
+    } else if (strcmp(pat, "random") == 0)
+        pattern = PAT_RANDOM;
+    else if (strcmp(pat, "one") != 0)
+        pat_n = 0;
+    if (pat_n < 1 || (pattern == PAT_SITES && pat_n > (1u << SITE_LEVELS)) ||
+        (pattern == PAT_RANDOM && (threads != 1 || live_n < 1 || !is_cuda))) {
+        fprintf(stderr, "cmtbench: bad pattern %s (random: cuda, 1 thread, LIVE > 0; sites:N: N <= %u)\n", pat,
+                1u << SITE_LEVELS);
+        return 2;
+    }
     if (depth < 1) depth = 1;
-    CUdeviceptr *live = NULL;
-    if (strcmp(api, "cuda") == 0) {
+    if (is_cuda) {
         cuda_setup();
         if (live_n) {
             live = calloc((size_t)live_n, sizeof *live);
@@ -221,6 +334,6 @@ int main(int argc, char **argv) {
     double total = (double)pairs * threads;
     printf("ns_per_pair %.2f mpairs_per_s %.3f wall_s %.4f user_ns %.2f sys_ns %.2f pairs_total %.0f\n",
            wall * 1e9 / (double)pairs, total / wall / 1e6, wall, user * 1e9 / total, sys * 1e9 / total,
-           (double)(pairs + pairs / 100 + 1000) * threads + 2.0 * live_n);
+           (double)(pairs + warmup_pairs()) * threads + 2.0 * live_n);
     return 0;
 }

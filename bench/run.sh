@@ -11,7 +11,13 @@
 #   2. the same pattern through malloc/free under heaptrack, depth 32, vs ours at depth 32;
 #   3. two threads vs one (tracker on, depth 0 and 32);
 #   4. dump bytes per pair; tracker memory per live allocation (RSS with vs without the tracker);
-#   5. the analyzer: events/s and peak RSS on two dumps with the same live set, different sizes.
+#   5. the analyzer: events/s and peak RSS on two dumps with the same live set, different sizes;
+#   6. the patterns of issue 16, each tracked run beside its untracked run in the same repetition:
+#      10 000 call sites round robin (and heaptrack --raw on it), caller depth changing on every
+#      call (64 stacks), random-order frees with 1 M live, 2 threads / 1 against the untracked
+#      program's ratio; the analyzer on random churn at 1 M and 100 k live (events/s), and its peak
+#      memory per live allocation. Each figure: median, minimum, spread (max - min), and a flag
+#      when the repetitions fall into two separate groups (bimodal: explained in the notes).
 # Benchmarks assert nothing: a missed target is reported, never a failure.
 set -u
 OUT=${1:-BENCHMARKS.md}
@@ -39,6 +45,10 @@ AN_LIVE=${BENCH_AN_LIVE:-100000}  # analyzer dumps: live set
 AN_SMALL=${BENCH_AN_SMALL:-5000000}  # analyzer dumps: churn pairs (small: >= 10M events)
 AN_REPS=${BENCH_AN_REPS:-5}          # analyzer repetitions (symbolizing runs are slow)
 AN_BIG=${BENCH_AN_BIG:-10000000}     # analyzer dumps: churn pairs (big)
+N_PAT=${BENCH_N_PAT:-300000}         # section 6 pattern runs (sites, depths, random)
+RND_LIVE=${BENCH_RND_LIVE:-1000000}  # section 6 random-order frees: live allocations
+AN_CHURN=${BENCH_AN_CHURN:-5000000}  # section 6 analyzer churn dumps: random-order pairs after the live set
+SITES=10000
 
 log() { echo "bench: $*" >&2; }
 add() { echo "$2" >>"$R/$1"; }                         # add KEY VALUE
@@ -51,6 +61,27 @@ fig() {
         m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
         p = (m >= 100 || m == int(m)) ? "%.0f" : (m >= 10 ? "%.1f" : (m >= 1 ? "%.2f" : "%.3f"));
         printf(p " (" p "–" p ")", m, v[1], v[NR]) }'
+}
+# stat3 KEY: "median | minimum | spread (max - min)" of KEY's values (table cells)
+stat3() {
+    local f=$R/$1
+    [ -s "$f" ] || { echo "n/a | | "; return; }
+    sort -g "$f" | awk '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        p = (m >= 100 || m == int(m)) ? "%.0f" : (m >= 10 ? "%.1f" : (m >= 1 ? "%.2f" : "%.3f"))
+        printf(p " | " p " | " p, m, v[1], v[NR] - v[1]) }'
+}
+# shape KEY: "bimodal: LOW-HIGH (n) / LOW-HIGH (n)" when the sorted values have a gap wider than a
+# quarter of the median with at least two values on each side; else "one group"
+shape() {
+    local f=$R/$1
+    [ -s "$f" ] || { echo; return; }
+    sort -g "$f" | awk '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; g = 0; at = 0
+        for (i = 2; i <= NR; i++) if (v[i] - v[i - 1] > g) { g = v[i] - v[i - 1]; at = i }
+        if (m != 0 && g > 0.25 * (m < 0 ? -m : m) && at > 2 && at <= NR - 1)
+            printf("**bimodal**: %.3g–%.3g (%d) / %.3g–%.3g (%d)", v[1], v[at - 1], at - 1, v[at], v[NR], NR - at + 1)
+        else print "one group" }'
 }
 median() { [ -s "$R/$1" ] && sort -g "$R/$1" | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "nan"; else printf("%.4f\n", a / b) }'; }
@@ -132,6 +163,29 @@ for rep in $(seq 1 "$REPS"); do
     pairs - cuda 32 "$N_FAST" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"
     pairs - cuda 32 "$N_FAST" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"
     add thrratio_u "$(ratio "$u2" "$u1")"
+    add thrvsu_32 "$(ratio "$t2" "$t1" | awk -v u="$(ratio "$u2" "$u1")" '{ printf("%.4f", $1 / u) }')"
+    # 6: the patterns of issue 16, tracked beside untracked
+    for pat in sites:$SITES depths:64; do
+        k=${pat%%:*}
+        pairs - cuda 32 "$N_PAT" 1 0 "$pat"; b=$(field ns_per_pair <<<"$LINE"); add "p_${k}_base" "$b"
+        pairs 32 cuda 32 "$N_PAT" 1 0 "$pat"; ns=$(field ns_per_pair <<<"$LINE")
+        add "p_${k}_trk" "$ns"; [ -n "$ns" ] && [ -n "$b" ] && add "p_${k}_ovh" "$(sub_ "$ns" "$b")"
+    done
+    if [ -n "$HEAPTRACK" ]; then
+        pairs - malloc 32 "$N_HT" 1 0 sites:$SITES; mb=$(field ns_per_pair <<<"$LINE")
+        l=$(timeout 300 "$HEAPTRACK" --raw -o "$TMP/ht" "$BIN" pairs malloc 32 "$N_HT" 1 0 sites:$SITES </dev/null 2>&1 | grep ns_per_pair)
+        rm -f "$TMP"/ht*
+        ht=$(field ns_per_pair <<<"$l")
+        if [ -n "$ht" ] && [ -n "$mb" ]; then
+            hto=$(sub_ "$ht" "$mb"); add p_sites_htovh "$hto"
+            add p_sites_htratio "$(ratio "$(tail -1 "$R/p_sites_ovh")" "$hto")"
+        else
+            log "heaptrack --raw on sites:$SITES failed"
+        fi
+    fi
+    pairs - cuda 0 "$N_PAT" 1 "$RND_LIVE" random; b=$(field ns_per_pair <<<"$LINE"); add p_random_base "$b"
+    pairs 0 cuda 0 "$N_PAT" 1 "$RND_LIVE" random; ns=$(field ns_per_pair <<<"$LINE")
+    add p_random_trk "$ns"; [ -n "$ns" ] && [ -n "$b" ] && add p_random_ovh "$(sub_ "$ns" "$b")"
     # 4b: memory per live allocation
     l0=$(timeout 300 "$BIN" live "$N_LIVE")
     l1=$(CUMEMTRACK_OUTPUT=$TMP/live.cmt CUMEMTRACK_DEPTH=32 LD_PRELOAD=$LIB timeout 300 "$BIN" live "$N_LIVE")
@@ -178,6 +232,34 @@ else
             done
         done
     fi
+fi
+# ---- 6b: the analyzer on random churn -----------------------------------------------------
+CH_STATUS=
+if [ ! -x "$ANALYZER" ]; then
+    CH_STATUS="not measured: $B/cumemtrack was not built"
+else
+    for live in 1000000 100000; do
+        log "analyzer churn: recording $AN_CHURN random-order pairs with $live live"
+        pairs 8 cuda 8 "$AN_CHURN" 1 "$live" random
+        if [ -z "$LINE" ] || [ ! -f "$DUMP" ]; then CH_STATUS="not measured: recording the churn dump ($live live) failed"; break; fi
+        mv "$DUMP" "$TMP/churn_$live.dump"
+        field pairs_total <<<"$LINE" >"$TMP/churn_$live.pairs"
+    done
+    for rep in $(seq 1 "$AN_REPS"); do
+        [ -n "$CH_STATUS" ] && break
+        log "analyzer churn repetition $rep/$AN_REPS"
+        for live in 1000000 100000; do
+            ev=$(awk '{ printf("%.0f", $1 * 2) }' "$TMP/churn_$live.pairs")
+            l=$("$BIN" exec "$ANALYZER" report --json --no-symbols "$TMP/churn_$live.dump")
+            st=$(field status <<<"$l")
+            if [ "$st" != 0 ] && [ "$st" != 1 ]; then CH_STATUS="not measured: the analyzer exited with status $st"; break; fi
+            add "ch_meps_$live" "$(awk -v e="$ev" -v w="$(field wall_s <<<"$l")" 'BEGIN { printf("%.3f", e / w / 1e6) }')"
+            add "ch_rss_$live" "$(field maxrss_kb <<<"$l")"
+        done
+        r1=$(tail -1 "$R/ch_rss_1000000"); r0=$(tail -1 "$R/ch_rss_100000")
+        add ch_bpl "$(awk -v k="$r1" 'BEGIN { printf("%.1f", k * 1024 / 1000000) }')"
+        add ch_bpl_marg "$(awk -v a="$r1" -v b="$r0" 'BEGIN { printf("%.1f", (a - b) * 1024 / 900000) }')"
+    done
 fi
 END=$(date +%s)
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -290,6 +372,42 @@ peak RSS that follows the live set, not the file size.
 | big | | | symbols | $(fig an_meps_big_sym) | $(fig an_rss_big_sym) | $(verdict "$(median an_meps_big_sym)" ">=" 20) |
 EOF
 fi
+cat <<EOF
+
+## 6. The patterns of issue 16
+
+Each tracked run is made beside its untracked twin in the same repetition (added = tracked −
+untracked ns per alloc+free pair); $N_PAT pairs per run, one thread, $REPS repetitions; the
+analyzer rows over $AN_REPS repetitions. Median, minimum and spread (max − min) of the
+repetitions; "shape" flags a figure whose repetitions fall into two separate groups (a median of
+those means little: see the notes). Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown).
+
+| pattern | figure | median | min | spread | target | | shape |
+|---|---|---|---|---|---|---|---|
+| depth 0, one call site (§1) | added ns/pair | $(stat3 ovh0) | ≤ 60 | $(verdict "$o0" "<=" 60) | $(shape ovh0) |
+| depth 32, one call site (§1) | added ns/pair | $(stat3 ovh32) | ≤ 120 | $(verdict "$o32" "<=" 120) | $(shape ovh32) |
+| $SITES call sites round robin, depth 32 | added ns/pair | $(stat3 p_sites_ovh) | | | $(shape p_sites_ovh) |
+| same pattern, heaptrack --raw (malloc/free, $N_HT pairs) | added ns/pair | $(stat3 p_sites_htovh) | | | $(shape p_sites_htovh) |
+| same pattern | ours ÷ heaptrack --raw | $(stat3 p_sites_htratio) | ≤ 0.3 | $(verdict "$(median p_sites_htratio)" "<=" 0.3) | $(shape p_sites_htratio) |
+| caller depth changing every call (64 stacks), depth 32 | added ns/pair | $(stat3 p_depths_ovh) | ≤ 200 | $(verdict "$(median p_depths_ovh)" "<=" 200) | $(shape p_depths_ovh) |
+| random-order frees, $RND_LIVE live, depth 0 | added ns/pair | $(stat3 p_random_ovh) | ≤ 250 | $(verdict "$(median p_random_ovh)" "<=" 250) | $(shape p_random_ovh) |
+| 2 threads ÷ 1 thread, depth 32 (§3) | tracked ratio | $(stat3 thrratio_32) | | | $(shape thrratio_32) |
+| untracked program (§3) | ratio | $(stat3 thrratio_u) | | | $(shape thrratio_u) |
+| tracked ratio ÷ untracked ratio (same repetition) | | $(stat3 thrvsu_32) | ≥ 1 | $(verdict "$(median thrvsu_32)" ">=" 1) | $(shape thrvsu_32) |
+EOF
+if [ -n "$CH_STATUS" ]; then
+    echo "| analyzer, random churn | | $CH_STATUS | | | | | |"
+else
+    p1=$(cat "$TMP/churn_1000000.pairs"); p0=$(cat "$TMP/churn_100000.pairs")
+    cat <<EOF
+| analyzer, random churn, 1 M live ($(awk -v p="$p1" 'BEGIN { printf("%.1f", 2 * p / 1e6) }') M events) | M events/s | $(stat3 ch_meps_1000000) | ≥ 15 | $(verdict "$(median ch_meps_1000000)" ">=" 15) | $(shape ch_meps_1000000) |
+| analyzer, random churn, 100 k live ($(awk -v p="$p0" 'BEGIN { printf("%.1f", 2 * p / 1e6) }') M events) | M events/s | $(stat3 ch_meps_100000) | ≥ 20 | $(verdict "$(median ch_meps_100000)" ">=" 20) | $(shape ch_meps_100000) |
+| analyzer peak memory per live allocation (peak RSS at 1 M live ÷ 1 M) | bytes | $(stat3 ch_bpl) | ≤ 64 | $(verdict "$(median ch_bpl)" "<=" 64) | $(shape ch_bpl) |
+| the same, marginal ((peak RSS at 1 M − at 100 k) ÷ 900 k) | bytes | $(stat3 ch_bpl_marg) | | | $(shape ch_bpl_marg) |
+EOF
+fi
+echo
+echo "Analyzer rows: \`cumemtrack report --json --no-symbols\` on dumps recorded by \`cmtbench pairs cuda 8 $AN_CHURN 1 LIVE random\` (CUMEMTRACK_DEPTH=8: LIVE allocations kept live, then random-order free+alloc pairs); events = 2 × pairs; wall time and peak RSS (wait4) of the analyzer process."
 if [ -f bench/NOTES.md ]; then
     echo
     cat bench/NOTES.md

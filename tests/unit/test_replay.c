@@ -1,15 +1,15 @@
 /*
  * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
  * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
- * unknown and double frees, OOM snapshots, teardown of one context's allocations, leaks at exit
- * and at death; and that running out of memory anywhere in the replay is counted
- * (out_of_memory, which makes the analysis fail) rather than silently giving other figures: the
- * allocator is wrapped (-Wl,--wrap) to fail from the n-th allocation on. Exit 0 when every check
- * holds.
+ * unknown and double frees (the window of recently freed keys), OOM snapshots, teardown of one context's allocations,
+ * leaks at exit and at death; and that running out of memory anywhere in the replay is counted (out_of_memory, which
+ * makes the analysis fail) rather than silently giving other figures: the allocator is wrapped (-Wl,--wrap) to fail
+ * from the n-th allocation on. Exit 0 when every check holds.
  */
 #include <stdlib.h>
 
 #include "an_events.h"
+#include "replay_internal.h" /* FREED_RING */
 
 /* allocations left before every one fails (-1: never) */
 static long alloc_budget = -1;
@@ -72,6 +72,121 @@ static void test_peak_and_leaks(void) {
     CHECK(k && k->bytes == 600 && k->allocations == 1 && k->at == CMT_AT_DIED && k->device == 0);
     CHECK(d->leaked_bytes == 600 && d->leaked_allocations == 1);
     cmt_replay_free(&r);
+}
+
+/* The recently-freed set (replay.c: a ring of the last FREED_RING frees, indexed only when a free
+ * misses): a free of a key freed within the window is a double free, one freed before it, or
+ * re-allocated and freed again, is judged by its latest free; the index is brought up to date
+ * across several misses and after the ring wraps. */
+static void test_recently_freed_window(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    an_device(&r, 0, 0x33);
+    an_alloc(&r, 0, 0x10, 1, 1, 0);
+    an_free(&r, 0x10); /* free number 0 */
+    an_free(&r, 0x10); /* double: indexes the ring */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 1);
+    an_alloc(&r, 0, 0x10, 1, 1, 0); /* re-allocated: live, then freed again */
+    an_free(&r, 0x10);
+    an_free(&r, 0x10); /* double again */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 2);
+    /* FREED_RING - 1 other frees: 0x10's latest free is the oldest one still in the window */
+    for (uint64_t i = 1; i < FREED_RING; i++) {
+        an_alloc(&r, 0, 0x100000 + i * 16, 1, 1, 0);
+        an_free(&r, 0x100000 + i * 16);
+    }
+    an_free(&r, 0x10);
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 3 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 0);
+    an_alloc(&r, 0, 0x20, 1, 1, 0);
+    an_free(&r, 0x20); /* pushes 0x10 out of the window */
+    an_free(&r, 0x10);
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 3 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
+    an_free(&r, 0x20);                             /* still in the window */
+    an_free(&r, 0x100000 + (FREED_RING - 1) * 16); /* so is the last of the others */
+    an_free(&r, 0x100000 + 16);                    /* the oldest in the window (misses are not frees) */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 6 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 1);
+    /* more than a ring's worth of frees since the last miss: the index is rebuilt */
+    for (uint64_t i = 0; i < FREED_RING + 10; i++) {
+        an_alloc(&r, 0, 0x900000 + i * 16, 1, 1, 0);
+        an_free(&r, 0x900000 + i * 16);
+    }
+    an_free(&r, 0x20);               /* fell out long ago */
+    an_free(&r, 0x900000 + 9 * 16);  /* fell out just now */
+    an_free(&r, 0x900000 + 10 * 16); /* the oldest in the window */
+    CHECK(r.anomalies[CMT_AN_DOUBLE_FREE] == 7 && r.anomalies[CMT_AN_UNKNOWN_FREE] == 3);
+    CHECK(r.out_of_memory == 0);
+    cmt_replay_free(&r);
+}
+
+/* The one hash table (util.c) grown past 4 MiB: a mapping that grows in place (mremap) and moves
+ * its entries inside itself. Every key stays found with its value through growth and deletions,
+ * including those whose probe paths wrap around the end of the table to slot 0 (the case the
+ * in-place move must repair); the replay's live entries are 16 bytes. */
+static void test_htab_in_place_growth(void) {
+    CHECK(sizeof(struct live) == 16);
+    struct cmt_htab t;
+    cmt_htab_init(&t, sizeof(struct cmt_hkey), 1024);
+    const uint64_t n = 1500000; /* 16-byte entries: 32 MiB at the end, the last growths in place */
+    int existed, bad = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        struct cmt_hkey *k = cmt_htab_put(&t, i * 0x10001 + 7, (uint32_t)(i & 3), &existed);
+        if (!k || existed) {
+            bad++;
+            continue;
+        }
+        k->val = (uint32_t)i;
+    }
+    CHECK(bad == 0 && t.n == n && t.mapped);
+    for (uint64_t i = 0; i < n; i++) {
+        const struct cmt_hkey *k = cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)(i & 3));
+        if (!k || k->val != (uint32_t)i) bad++;
+        if (cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)((i + 1) & 3))) bad++;
+    }
+    CHECK(bad == 0);
+    for (uint64_t i = 0; i < n; i += 2) {
+        void *k = cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)(i & 3));
+        if (k)
+            cmt_htab_del(&t, k);
+        else
+            bad++;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        const struct cmt_hkey *k = cmt_htab_find(&t, i * 0x10001 + 7, (uint32_t)(i & 3));
+        if ((i & 1) ? !k || k->val != (uint32_t)i : k != NULL) bad++;
+    }
+    CHECK(bad == 0 && t.n == n / 2);
+    size_t used = 0;
+    for (size_t i = 0; i < t.cap; i++)
+        used += cmt_hkey_used(cmt_htab_at(&t, i));
+    CHECK(used == t.n);
+    cmt_htab_free(&t);
+    CHECK(cmt_htab_put(&t, 1, CMT_HKEY_B_MAX, &existed) == NULL); /* b out of range: refused */
+    /* 2000 keys whose homes are the last 16 slots (their cluster wraps to slot 0), then random
+     * keys up to the growth, twice: at each growth in place, half of the crowded keys get homes at
+     * the new end and wrap onto slots whose old entries are moved later */
+    const size_t cap0 = 1u << 18; /* 4 MiB of 16-byte entries: a mapping from the first put */
+    cmt_htab_init(&t, sizeof(struct cmt_hkey), cap0);
+    uint64_t nkeys = 0, crowded = 0;
+    for (uint64_t a = 1; crowded < 2000; a++)
+        if ((cmt_htab_hash(a, CMT_HKEY_B_MAX) & (cap0 - 1)) >= cap0 - 16) {
+            struct cmt_hkey *k = cmt_htab_put(&t, a, 0, &existed);
+            if (k) k->val = 1;
+            crowded++;
+        }
+    CHECK(t.mapped && t.n == 2000);
+    for (uint64_t i = 0; i < 2 * cap0; i++) { /* random keys (b = 1: never a crowded one) */
+        struct cmt_hkey *k = cmt_htab_put(&t, i * 0x9e3779b97f4a7c15ull, 1, &existed);
+        if (k) k->val = 2;
+    }
+    CHECK(t.cap == 4 * cap0);
+    for (size_t i = 0; i < t.cap; i++) {
+        const struct cmt_hkey *k = cmt_htab_at(&t, i);
+        if (!cmt_hkey_used(k)) continue;
+        nkeys++;
+        if (cmt_htab_find(&t, k->a, (k->b & ~CMT_HKEY_B_MAX)) != k) bad++;
+    }
+    CHECK(bad == 0 && nkeys == t.n && t.n == 2000 + 2 * cap0);
+    cmt_htab_free(&t);
 }
 
 static void test_teardown_by_context(void) {
@@ -196,6 +311,8 @@ static void test_out_of_memory_is_never_silent(void) {
 int main(void) {
     test_peak_and_leaks();
     test_teardown_by_context();
+    test_recently_freed_window();
+    test_htab_in_place_growth();
     test_leak_at_exit();
     test_out_of_memory_is_never_silent();
     if (an_failures)
