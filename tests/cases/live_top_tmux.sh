@@ -14,11 +14,12 @@ S=cmt-top-$$
 export TMUX_TMPDIR=$PWD
 trap 'tmux kill-server 2>/dev/null; kill -9 $hp 2>/dev/null' EXIT
 wait_for() { for _ in $(seq 600); do [ -e "$1" ] && return 0; sleep 0.05; done; die "timeout waiting for $1"; }
-# screen_has REGEX: waits until the pane shows a line matching REGEX
+# screen_has REGEX: waits until the pane shows a whole frame (its last line, "(q quits)") with a
+# line matching REGEX
 screen_has() {
     for _ in $(seq 300); do
         tmux capture-pane -p -t "$S" >screen.txt 2>/dev/null
-        grep -Eq "$1" screen.txt && return 0
+        grep -q "(q quits)" screen.txt && grep -Eq "$1" screen.txt && return 0
         sleep 0.05
     done
     cat screen.txt; die "the screen never showed /$1/"
@@ -30,7 +31,6 @@ wait_for st/phase1
 tmux new-session -d -s "$S" -x 160 -y 70 \
     "stty -a >stty.before; '$CMT_BIN' top -n 0.1 --window 600 job; echo \"top-rc=\$?\"; stty -a >stty.after; sleep 600"
 screen_has "^  [^ ]+ +$hp .* 8\.00 MiB .*running"
-grep -q "(q quits)" screen.txt || die "no key help"
 touch st/go1; wait_for st/phase2
 screen_has "^  [^ ]+ +$hp .* 16\.0 MiB .*running"
 # by growth: the second function's stack grew 8 MiB within the window, the first did not grow
