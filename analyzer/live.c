@@ -42,7 +42,7 @@ static int known_path(const struct cmt_live *L, const char *path) {
 
 static void on_change(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c) {
     struct cmt_live *L = arg;
-    (void)r;
+    if (L->observer) L->observer(L->observer_arg, r, c);
     if (c->kind != CMT_CHANGE_STACK || c->device < 0) return;
     int existed;
     struct live_ctr *e = cmt_htab_put(&L->stacks, ((uint64_t)c->proc << 32) | (uint32_t)(c->device + 1), c->stack,
@@ -57,6 +57,11 @@ static int add_dump(struct cmt_live *L, const char *path, char *err, size_t errl
     if (cmt_grow((void **)&L->procs, &cap, L->nprocs + 1, sizeof *L->procs) != 0) {
         cmt_dump_close(d);
         snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    if (L->on_new_proc && L->on_new_proc(L->on_new_proc_arg, L->nprocs, cmt_dump_header(d)) != 0) {
+        cmt_dump_close(d);
+        snprintf(err, errlen, "%s: too many processes", path);
         return -1;
     }
     struct cmt_live_proc *p = &L->procs[L->nprocs];
@@ -256,9 +261,10 @@ void cmt_live_refresh(struct cmt_live *L, double now) {
 }
 
 int cmt_live_all_done(const struct cmt_live *L) {
-    if (!L->nprocs || L->ndirs) return 0;
+    if (!L->nprocs) return 0;
     for (size_t i = 0; i < L->nprocs; i++)
-        if (!strcmp(L->procs[i].state, "running") || !strcmp(L->procs[i].state, "unknown")) return 0;
+        if (!L->procs[i].corrupt && (!strcmp(L->procs[i].state, "running") || !strcmp(L->procs[i].state, "unknown")))
+            return 0;
     return 1;
 }
 

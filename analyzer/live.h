@@ -82,6 +82,12 @@ struct cmt_live {
     struct cmt_nvml nvml;
     struct cmt_symbolizer *sym;
     char host[256];
+    /* optional: told every change of every replay (c->proc: the index in procs), and each new
+     * process (index) before its first change (timeline --follow) */
+    cmt_observer observer;
+    void *observer_arg;
+    int (*on_new_proc)(void *arg, size_t proc, const struct cmt_file_header *h);
+    void *on_new_proc_arg;
 };
 
 /* Sets up (window: seconds of growth; interval: the refresh, for the ring size; nvml_lib: NULL for
@@ -91,7 +97,7 @@ int cmt_live_init(struct cmt_live *L, double window_s, double interval_s, int no
 int cmt_live_add(struct cmt_live *L, const char *path, char *err, size_t errlen);
 /* Reads what every dump gained, looks for new dumps, samples. now: seconds (a monotonic clock). */
 void cmt_live_refresh(struct cmt_live *L, double now);
-/* 1 when every process has exited or died (and there is at least one, and no directory watched). */
+/* 1 when there is at least one process and every one has exited or died (or is corrupt). */
 int cmt_live_all_done(const struct cmt_live *L);
 /* The rows with the most live bytes (by_growth 0) or the most growth over the window (1): at most
  * max into out; returns how many. */
