@@ -28,6 +28,8 @@ static const char top_help[] =
     "  -n SECONDS        refresh interval (default 1)\n"
     "  --window SECONDS  growth window of the top stacks (default 60)\n"
     "  --once            print one plain-text frame and exit (also when stdout is not a terminal)\n"
+    "  --frames N        print N frames, one per refresh, then exit (plain text when stdout is not a\n"
+    "                    terminal: frames one after the other)\n"
     "  --json            with --once: the frame as one JSON document (docs/top-schema.json)\n"
     "  --top N           stacks listed per table (default 5)\n"
     "Keys: q quits.\n"
@@ -72,11 +74,13 @@ int cmt_cmd_top(int argc, char **argv) {
         {"window", required_argument, 0, 'w'}, {"once", no_argument, 0, '1'},
         {"json", no_argument, 0, 'j'},         {"top", required_argument, 0, 't'},
         {"no-symbols", no_argument, 0, 'N'},   {"help", no_argument, 0, 'h'},
+        {"frames", required_argument, 0, 'F'},
         {0, 0, 0, 0},
     };
     double interval = 1, window = 60;
     int once = 0, json = 0, no_sym = 0, c;
     size_t top = 5;
+    long frames = 0; /* 0: until q */
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+n:h", opts, NULL)) != -1) {
@@ -112,6 +116,15 @@ int cmt_cmd_top(int argc, char **argv) {
         case 'N':
             no_sym = 1;
             break;
+        case 'F': {
+            char *end;
+            frames = strtol(optarg, &end, 10);
+            if (*end || frames < 1 || frames > 100000000) {
+                cmt_msg("top: --frames wants a positive count, not \"%s\"", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'h':
             fputs(top_help, stdout);
             return 0;
@@ -128,7 +141,8 @@ int cmt_cmd_top(int argc, char **argv) {
         cmt_msg("top: --json needs --once (one document)");
         return 2;
     }
-    if (!isatty(STDOUT_FILENO)) once = 1;
+    int tty = isatty(STDOUT_FILENO);
+    if (!tty && !frames) once = 1;
     struct cmt_live L;
     if (cmt_live_init(&L, window, interval, no_sym, NULL) != 0) {
         cmt_msg("top: out of memory");
@@ -155,7 +169,7 @@ int cmt_cmd_top(int argc, char **argv) {
         cmt_live_free(&L);
         return rc;
     }
-    int keys = isatty(STDIN_FILENO);
+    int keys = tty && isatty(STDIN_FILENO);
     if (keys && tcgetattr(STDIN_FILENO, &saved_tty) == 0) {
         struct termios raw = saved_tty;
         raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
@@ -168,13 +182,17 @@ int cmt_cmd_top(int argc, char **argv) {
             signal(sigs[i], on_signal);
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
     }
-    fputs("\033[?25l", stdout);
-    for (int quit = 0; !quit;) {
+    if (tty) fputs("\033[?25l", stdout);
+    for (long shown = 0, quit = 0; !quit;) {
         cmt_live_refresh(&L, mono_s());
-        fputs("\033[H\033[2J", stdout);
+        if (tty) fputs("\033[H\033[2J", stdout);
         cmt_render_top_text(&L, stdout, top);
-        fputs(keys ? "\n(q quits)" : "", stdout);
-        fflush(stdout);
+        fputs(keys ? "\n(q quits)" : tty ? "" : "\n", stdout);
+        if (fflush(stdout) != 0) {
+            rc = 3;
+            break;
+        }
+        if (frames && ++shown >= frames) break;
         double until = mono_s() + interval;
         for (;;) {
             double left = until - mono_s();
@@ -193,7 +211,7 @@ int cmt_cmd_top(int argc, char **argv) {
         }
     }
     restore_tty();
-    if (!keys) fputs("\033[?25h", stdout);
+    if (tty && !keys) fputs("\033[?25h", stdout);
     cmt_live_free(&L);
     return rc;
 }

@@ -44,8 +44,9 @@ static void stack_lines(struct cmt_live *L, const struct cmt_live_row *r, FILE *
 
 void cmt_render_top_text(struct cmt_live *L, FILE *f, size_t top) {
     char b1[32], b2[32], b3[32], b4[32], b5[32];
-    fprintf(f, "cumemtrack top: %zu process%s, %zu GPU%s, window %gs, driver view: %s\n", L->nprocs,
-            L->nprocs == 1 ? "" : "es", L->ngpus, L->ngpus == 1 ? "" : "s", L->window_s,
+    fprintf(f, "cumemtrack top: %zu process%s, %zu GPU%s, %llu records read, window %gs, driver view: %s\n",
+            L->nprocs, L->nprocs == 1 ? "" : "es", L->ngpus, L->ngpus == 1 ? "" : "s", (unsigned long long)L->events,
+            L->window_s,
             L->nvml.status == CMT_NVML_READY ? "NVML" : "n/a");
     fprintf(f, "\nGPU\n");
     for (size_t g = 0; g < L->ngpus; g++) {
