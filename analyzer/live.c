@@ -126,13 +126,18 @@ int cmt_live_add(struct cmt_live *L, const char *path, char *err, size_t errlen)
     return add_dump(L, path, err, errlen);
 }
 
-/* Whether the dump's process still runs: on this host, a signal 0 reaches its pid (it may be a
- * reused pid: then "running" is wrong until its dump shows an EXIT). */
-static const char *proc_state(const struct cmt_live *L, const struct cmt_live_proc *p) {
-    if (p->r.have_exit) return "exited";
+/* Whether the dump's pid still runs: on this host, a signal 0 reaches it (it may be a reused pid:
+ * then "running" is wrong until its dump shows an EXIT). "unknown" on another host. */
+static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_live_proc *p) {
     if (strncmp(p->hdr->host, L->host, sizeof p->hdr->host)) return "unknown";
     if (kill((pid_t)p->hdr->pid, 0) == 0 || errno == EPERM) return "running";
     return "died";
+}
+
+/* exited (an EXIT record), else what the pid says */
+static const char *proc_state(const struct cmt_live *L, const struct cmt_live_proc *p) {
+    if (p->r.have_exit) return "exited";
+    return proc_state_pid(L, p);
 }
 
 static void note_stack(struct cmt_live_proc *p, const struct cmt_event *ev) {
@@ -157,9 +162,13 @@ static void note_stack(struct cmt_live_proc *p, const struct cmt_event *ev) {
     p->stacks[i].n = p->stacks[i].frames ? cmt_stack_frames(ev, p->stacks[i].frames, max, 0) : 0;
 }
 
+static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_live_proc *p);
+
 static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
     if (p->corrupt) return;
-    if (cmt_dump_poll(p->d) != 0) {
+    /* the state before the poll: a process gone by then wrote everything it will write */
+    int final = strcmp(proc_state_pid(L, p), "running") != 0;
+    if (cmt_dump_poll(p->d, final) != 0) {
         p->corrupt = 1;
         snprintf(p->err, sizeof p->err, "%s", cmt_dump_error(p->d));
         return;

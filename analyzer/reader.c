@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmt_wire.h"
@@ -45,6 +46,7 @@ struct cmt_stream {
     uint64_t fresume;
     int fstaging;        /* the open block is the writer's staging block */
     uint64_t staging_at; /* position + 1 of the last staging block seen for this writer, 0: none */
+    int has_head;        /* ev holds a decoded record not returned yet (held past the bound) */
 };
 
 struct cmt_dump {
@@ -77,6 +79,8 @@ struct cmt_dump {
     struct cmt_htab bmap; /* (writer, index) -> position + 1 of its normal block */
     struct cmt_htab smap; /* (writer, 0) -> stream index + 1 */
     uint64_t polls;
+    int64_t last_poll_ns; /* CLOCK_MONOTONIC at the previous poll */
+    int64_t emit_time;    /* records up to this time (dump clock) are returned (see cmt_dump_poll) */
 };
 enum { FPOS_EMPTY, FPOS_NORMAL, FPOS_STAGING };
 
@@ -601,7 +605,7 @@ static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
         off = hs + (s->staging_at - 1) * bs, staging = 1;
     else
         return 0;
-    if (!s->buf) s->buf = malloc(CMT_READ_MAX);
+    if (!s->buf) s->buf = malloc(bs); /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
     if (!s->buf) {
         corrupt(d, off, "out of memory for a block buffer");
         return -1;
@@ -840,8 +844,10 @@ static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
     return 0;
 }
 
+static int next_follow(struct cmt_dump *d, const struct cmt_event **ev);
+
 int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
-    int rc = next_merged(d, ev);
+    int rc = d->follow ? next_follow(d, ev) : next_merged(d, ev);
     if (rc > 0 && (*ev)->type == CMT_REC_PYCODE && note_pycode(d, *ev) < 0) return -1;
     return rc;
 }
@@ -895,6 +901,44 @@ static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
 
 /* ---- follow mode ---- */
 
+/* Follow-mode merge: the heads of all writers by sequence number, none timed past emit_time (held
+ * heads stay decoded in their stream until a later poll raises the bound). */
+static int follow_advance(struct cmt_dump *d, struct cmt_stream *s) {
+    int rc = stream_advance(d, s);
+    if (rc < 0) return -1;
+    s->has_head = rc > 0;
+    return rc;
+}
+
+static int next_follow(struct cmt_dump *d, const struct cmt_event **ev) {
+    if (d->corrupt) return -1;
+    if (!d->started) {
+        d->started = 1;
+        d->nheap = 0;
+        for (size_t i = 0; i < d->nstreams; i++) {
+            struct cmt_stream *s = &d->streams[i];
+            if (!s->has_head && follow_advance(d, s) < 0) return -1;
+            if (s->has_head) d->heap[d->nheap++] = i;
+        }
+        for (size_t i = d->nheap / 2; i-- > 0;)
+            sift_down(d, i);
+    } else if (d->last != (size_t)-1) {
+        struct cmt_stream *s = &d->streams[d->last];
+        d->last = (size_t)-1;
+        int rc = follow_advance(d, s);
+        if (rc < 0) return -1;
+        if (rc == 0) d->heap[0] = d->heap[--d->nheap];
+        if (d->nheap) sift_down(d, 0);
+    }
+    if (!d->nheap) return 0;
+    struct cmt_stream *top = &d->streams[d->heap[0]];
+    if (top->ev.time_ns > d->emit_time) return 0; /* held: a writer may still show an earlier record */
+    d->last = d->heap[0];
+    top->has_head = 0;
+    *ev = &top->ev;
+    return 1;
+}
+
 /* The stream of writer w (added when new; only between iterations: the merge holds indices). */
 static struct cmt_stream *follow_stream(struct cmt_dump *d, uint32_t w) {
     uint32_t *slot = cmt_htab_slot(&d->smap, w, 0);
@@ -921,10 +965,21 @@ static struct cmt_stream *follow_stream(struct cmt_dump *d, uint32_t w) {
     return s;
 }
 
-int cmt_dump_poll(struct cmt_dump *d) {
+int cmt_dump_poll(struct cmt_dump *d, int final) {
     if (!d->follow) return 0;
     if (d->corrupt) return -1;
     d->polls++;
+    /* A record is taken (sequence number and time) before it is written: one another thread is
+     * still writing, or that sits in a staging block being copied to its normal block, may have a
+     * smaller sequence number than records already in the file. Every record taken before the
+     * previous poll is in the file by now, so records timed up to the previous poll (the record
+     * clock is CLOCK_MONOTONIC, the same on the host: final is for dumps of another host, or of a
+     * process that is gone) are returned in sequence order; later ones wait for the next poll. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    d->emit_time = final || d->hdr->clock_id != CMT_CLOCK_MONOTONIC ? INT64_MAX : d->last_poll_ns;
+    d->last_poll_ns = now;
     struct stat st;
     if (fstat(d->fd, &st) != 0) return 0;
     uint32_t bs = d->hdr->block_size, hs = d->hdr->header_size;
@@ -979,7 +1034,7 @@ int cmt_dump_poll(struct cmt_dump *d) {
     }
     while (d->scan_lo < d->npos && d->pstate[d->scan_lo] == FPOS_NORMAL)
         d->scan_lo++;
-    /* the merge starts over from where every stream stopped */
+    /* the merge starts over from where every stream stopped (held heads stay decoded) */
     d->nheap = 0;
     d->last = (size_t)-1;
     d->have_bound = 0;
@@ -990,6 +1045,12 @@ int cmt_dump_poll(struct cmt_dump *d) {
 struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen) {
     struct cmt_dump *d = cmt_dump_open(path, err, errlen); /* validates the header */
     if (!d) return NULL;
+    if (d->hdr->block_size > CMT_READ_MAX) {
+        set_err(err, errlen, path, "offset 16 (block_size): %u-byte blocks cannot be followed (at most %u)",
+                d->hdr->block_size, CMT_READ_MAX);
+        cmt_dump_close(d);
+        return NULL;
+    }
     for (size_t i = 0; i < d->nstreams; i++)
         free(d->streams[i].buf);
     free(d->streams);
@@ -1002,7 +1063,7 @@ struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen
     d->follow = 1;
     cmt_htab_init(&d->bmap, sizeof(struct cmt_hkey), 256);
     cmt_htab_init(&d->smap, sizeof(struct cmt_hkey), 16);
-    if (cmt_dump_poll(d) != 0) {
+    if (cmt_dump_poll(d, 0) != 0) {
         if (err && errlen) snprintf(err, errlen, "%s", d->err);
         cmt_dump_close(d);
         return NULL;
