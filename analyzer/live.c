@@ -134,11 +134,6 @@ static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_liv
     return "died";
 }
 
-/* exited (an EXIT record), else what the pid says */
-static const char *proc_state(const struct cmt_live *L, const struct cmt_live_proc *p) {
-    if (p->r.have_exit) return "exited";
-    return proc_state_pid(L, p);
-}
 
 static void note_stack(struct cmt_live_proc *p, const struct cmt_event *ev) {
     uint32_t *slot = cmt_htab_slot(&p->stack_ix, ev->id, 0);
@@ -167,7 +162,8 @@ static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_liv
 static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
     if (p->corrupt) return;
     /* the state before the poll: a process gone by then wrote everything it will write */
-    int final = strcmp(proc_state_pid(L, p), "running") != 0;
+    const char *pid_state = proc_state_pid(L, p);
+    int final = strcmp(pid_state, "running") != 0;
     if (cmt_dump_poll(p->d, final) != 0) {
         p->corrupt = 1;
         snprintf(p->err, sizeof p->err, "%s", cmt_dump_error(p->d));
@@ -193,6 +189,9 @@ static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
         p->corrupt = 1;
         snprintf(p->err, sizeof p->err, "%s", cmt_dump_error(p->d));
     }
+    /* everything read: the process was gone before this poll (another host: its EXIT was read) */
+    p->drained = final && (!strcmp(pid_state, "died") || p->r.have_exit);
+    p->state = p->r.have_exit ? "exited" : pid_state;
 }
 
 static struct cmt_live_gpu *gpu_of(struct cmt_live *L, const struct cmt_devstate *dv) {
@@ -229,7 +228,6 @@ void cmt_live_refresh(struct cmt_live *L, double now) {
     double dt = L->refreshes ? L->now - L->prev : 0;
     for (size_t i = 0; i < L->nprocs; i++) {
         struct cmt_live_proc *p = &L->procs[i];
-        p->state = proc_state(L, p);
         p->live_prev = p->live;
         p->live = 0;
         p->driver_known = L->nvml.status == CMT_NVML_READY && p->r.ndevs;
@@ -272,8 +270,7 @@ void cmt_live_refresh(struct cmt_live *L, double now) {
 int cmt_live_all_done(const struct cmt_live *L) {
     if (!L->nprocs) return 0;
     for (size_t i = 0; i < L->nprocs; i++)
-        if (!L->procs[i].corrupt && (!strcmp(L->procs[i].state, "running") || !strcmp(L->procs[i].state, "unknown")))
-            return 0;
+        if (!L->procs[i].corrupt && !L->procs[i].drained) return 0;
     return 1;
 }
 

@@ -32,6 +32,7 @@ struct cmt_live_proc {
     const struct cmt_file_header *hdr; /* the dump's header (counters live) */
     const char *state;                 /* "running" | "exited" | "died" | "unknown" (another host) */
     int corrupt;
+    int drained; /* its process was gone before the last poll: every record is read */
     char err[512];
     uint64_t live, peak; /* GPU bytes, all its devices */
     uint64_t live_prev;  /* at the previous refresh */
@@ -97,7 +98,8 @@ int cmt_live_init(struct cmt_live *L, double window_s, double interval_s, int no
 int cmt_live_add(struct cmt_live *L, const char *path, char *err, size_t errlen);
 /* Reads what every dump gained, looks for new dumps, samples. now: seconds (a monotonic clock). */
 void cmt_live_refresh(struct cmt_live *L, double now);
-/* 1 when there is at least one process and every one has exited or died (or is corrupt). */
+/* 1 when there is at least one process and every one is drained (gone before the last poll, every
+ * record read) or corrupt. */
 int cmt_live_all_done(const struct cmt_live *L);
 /* The rows with the most live bytes (by_growth 0) or the most growth over the window (1): at most
  * max into out; returns how many. */

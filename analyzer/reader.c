@@ -47,6 +47,7 @@ struct cmt_stream {
     int fstaging;        /* the open block is the writer's staging block */
     uint64_t staging_at; /* position + 1 of the last staging block seen for this writer, 0: none */
     int has_head;        /* ev holds a decoded record not returned yet (held past the bound) */
+    uint64_t missing_since; /* the poll that first found block fidx absent, 0: not absent */
 };
 
 struct cmt_dump {
@@ -81,6 +82,7 @@ struct cmt_dump {
     uint64_t polls;
     int64_t last_poll_ns; /* CLOCK_MONOTONIC at the previous poll */
     int64_t emit_time;    /* records up to this time (dump clock) are returned (see cmt_dump_poll) */
+    int barrier;          /* a writer's next block went missing in this poll: return nothing more */
 };
 enum { FPOS_EMPTY, FPOS_NORMAL, FPOS_STAGING };
 
@@ -588,6 +590,19 @@ static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
     return 1;
 }
 
+/* Follow mode: the writer's next block is not in the file as this poll saw it. Either the writer
+ * was copying its staging block to a normal block while the poll scanned (the copy is found by the
+ * next poll: until then a later record of another writer may not be returned, since this writer's
+ * next records may come before it), or it will never come (a writer that ended on an empty block
+ * skips its index): so only the first poll that misses it stops the merge. */
+static int follow_missing(struct cmt_dump *d, struct cmt_stream *s) {
+    if (!s->missing_since) {
+        s->missing_since = d->polls;
+        if (d->emit_time != INT64_MAX) d->barrier = 1;
+    }
+    return 0;
+}
+
 /* Follow mode: opens block (writer, fidx) from byte fresume: its normal copy when the poll found
  * one, else the writer's staging block when it currently holds that index. The staging block is
  * read between two reads of its header: the same header twice means the bytes read belong to that
@@ -604,24 +619,25 @@ static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
     else if (s->staging_at)
         off = hs + (s->staging_at - 1) * bs, staging = 1;
     else
-        return 0;
+        return follow_missing(d, s);
     if (!s->buf) s->buf = malloc(bs); /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
     if (!s->buf) {
         corrupt(d, off, "out of memory for a block buffer");
         return -1;
     }
     struct cmt_block_header h1, h2;
-    if (pread(d->fd, &h1, sizeof h1, (off_t)off) != (ssize_t)sizeof h1) return 0;
+    if (pread(d->fd, &h1, sizeof h1, (off_t)off) != (ssize_t)sizeof h1) return follow_missing(d, s);
     if (h1.magic != (staging ? CMT_BLOCK_MAGIC_STAGING : CMT_BLOCK_MAGIC) || h1.writer != s->writer ||
         h1.index != s->fidx)
-        return 0; /* the staging block moved on (its normal copy is found by the next poll) */
+        return follow_missing(d, s); /* the staging block moved on: its normal copy comes next poll */
     uint64_t from = s->fresume > sizeof h1 ? s->fresume : sizeof h1;
     if (from > bs) from = bs;
     ssize_t n = pread(d->fd, s->buf + from, bs - from, (off_t)(off + from));
-    if (n < 0) return 0;
+    if (n < 0) return follow_missing(d, s);
     if ((uint64_t)n < bs - from) memset(s->buf + from + n, 0, bs - from - (size_t)n);
     if (staging && (pread(d->fd, &h2, sizeof h2, (off_t)off) != (ssize_t)sizeof h2 || memcmp(&h1, &h2, sizeof h1)))
-        return 0;
+        return follow_missing(d, s);
+    s->missing_since = 0;
     memcpy(s->buf, &h1, sizeof h1);
     if (h1.base_time_ns < 0 || h1.base_time_ns >= CMT_TIME_MAX) {
         corrupt(d, off + 24, "block base_time_ns (writer %u, block %u): time %lld outside [0, 2^62)", s->writer,
@@ -930,7 +946,7 @@ static int next_follow(struct cmt_dump *d, const struct cmt_event **ev) {
         if (rc == 0) d->heap[0] = d->heap[--d->nheap];
         if (d->nheap) sift_down(d, 0);
     }
-    if (!d->nheap) return 0;
+    if (!d->nheap || d->barrier) return 0;
     struct cmt_stream *top = &d->streams[d->heap[0]];
     if (top->ev.time_ns > d->emit_time) return 0; /* held: a writer may still show an earlier record */
     d->last = d->heap[0];
@@ -979,6 +995,7 @@ int cmt_dump_poll(struct cmt_dump *d, int final) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     d->emit_time = final || d->hdr->clock_id != CMT_CLOCK_MONOTONIC ? INT64_MAX : d->last_poll_ns;
+    d->barrier = 0;
     d->last_poll_ns = now;
     struct stat st;
     if (fstat(d->fd, &st) != 0) return 0;
