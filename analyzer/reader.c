@@ -48,6 +48,7 @@ struct cmt_stream {
     uint64_t staging_at; /* position + 1 of the last staging block seen for this writer, 0: none */
     int has_head;        /* ev holds a decoded record not returned yet (held past the bound) */
     uint64_t missing_since; /* the poll that first found block fidx absent, 0: not absent */
+    uint64_t snap_poll;     /* the poll that read the open block's bytes */
 };
 
 struct cmt_dump {
@@ -652,6 +653,7 @@ static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
     s->open = 1;
     s->partial = 0;
     s->fstaging = staging;
+    s->snap_poll = d->polls;
     if (!s->fresume) {
         s->first_rec = 1;
         s->seq = h1.base_seq;
@@ -677,8 +679,9 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
         if (c->p >= c->end || *c->p == 0) { /* end of the block */
             s->open = 0;
             if (d->follow) {
-                if (s->fstaging) { /* the writer is still writing it: go on from here next poll */
+                if (s->fstaging) { /* the writer is still writing it: go on from here */
                     s->fresume = (uint64_t)(c->p - s->base);
+                    if (s->snap_poll != d->polls) continue; /* read in an earlier poll: read it again now */
                     return 0;
                 }
                 s->fidx++; /* a normal block is complete */
