@@ -9,18 +9,29 @@
  *              per GPU of each process, NVTX ranges as slices ("ph":"B"/"E"), instant events
  *              ("ph":"i") for OOMs and marks, process and thread names ("ph":"M"); ts in
  *              microseconds since the earliest process start.
+ *   --follow   dumps being written (live.h, follow-mode reads): rows as records arrive, until every
+ *              process has exited or died, or the user interrupts; a DIR is watched for new dumps
+ *   --interval SECONDS  (with --follow) one row per GPU per interval instead of one per event, in the
+ *              shape of `nvidia-smi --query-gpu=timestamp,uuid,pci.bus_id,memory.used,memory.total
+ *              --format=csv -l SECONDS` plus the exact byte counts and the process count
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "cli.h"
+#include "live.h"
 #include "render.h"
 #include "timeline.h"
 
 static const char timeline_help[] =
     "usage: cumemtrack timeline [--csv | --perfetto] [-o FILE] DUMP|DIR...\n"
+    "       cumemtrack timeline --follow [--csv] [--interval SECONDS] [-o FILE] DUMP|DIR...\n"
     "Live device memory over time: one row per change of a device's live bytes, per OOM and per\n"
     "marker (cmt_mark), for every process (a DIR means every *.cmt* file in it).\n"
     "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n"
@@ -31,8 +42,128 @@ static const char timeline_help[] =
     "               its frames (Python frames included), as OOMs do\n"
     "  -o FILE      write to FILE instead of stdout\n"
     "  --quiet      no progress line on a terminal's stderr\n"
+    "  --follow     the dumps of running processes: rows as records arrive, until every process\n"
+    "               has exited or died (or an interrupt); a DIR is watched for dumps that appear\n"
+    "  --interval SECONDS  with --follow: one CSV row per GPU per interval instead of one per event:\n"
+    "               timestamp, uuid, pci.bus_id, memory.used [MiB], memory.total [MiB], live_bytes,\n"
+    "               total_bytes, processes (the shape of nvidia-smi --format=csv -l)\n"
     "Without --csv or --perfetto: a compact text table.\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
+
+/* ---- --follow ---- */
+
+#define FOLLOW_MAX_PROCS 4096
+
+struct follow {
+    struct cmt_analysis a; /* a shell: procs[] holds the headers the row writer prints */
+    struct cmt_tl tl;
+};
+
+static int follow_new_proc(void *arg, size_t proc, const struct cmt_file_header *h) {
+    struct follow *F = arg;
+    if (proc >= FOLLOW_MAX_PROCS) return -1;
+    F->a.procs[proc].hdr = *h;
+    F->a.nprocs = proc + 1;
+    return 0;
+}
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One row per GPU: nvidia-smi's timestamp ("2026/12/01 09:30:00.123", local time), then its
+ * memory.used / memory.total in MiB (here: the tracked live bytes), then exact bytes. */
+static void interval_rows(const struct cmt_live *L, FILE *f) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    struct tm tm;
+    time_t s = tv.tv_sec;
+    localtime_r(&s, &tm);
+    char ts[64];
+    strftime(ts, sizeof ts, "%Y/%m/%d %H:%M:%S", &tm);
+    for (size_t g = 0; g < L->ngpus; g++) {
+        const struct cmt_live_gpu *G = &L->gpus[g];
+        unsigned procs = 0;
+        for (size_t i = 0; i < L->nprocs; i++)
+            for (size_t k = 0; k < L->procs[i].r.ndevs; k++) {
+                char ub[48];
+                const char *u = cmt_device_uuid(&L->procs[i].r.devs[k], ub);
+                if (u && !strcmp(u, G->uuid)) procs++;
+            }
+        fprintf(f, "%s.%03ld, %s, %s, %llu MiB, %llu MiB, %llu, %llu, %u\n", ts, (long)(tv.tv_usec / 1000), G->uuid,
+                G->pci[0] ? G->pci : "", (unsigned long long)(G->live >> 20), (unsigned long long)(G->total >> 20),
+                (unsigned long long)G->live, (unsigned long long)G->total, procs);
+    }
+}
+
+static int follow_timeline(int fmt, double interval, const char *out, char **args, int nargs) {
+    struct follow *F = calloc(1, sizeof *F);
+    struct cmt_live L;
+    int rc = 0;
+    if (!F || !(F->a.procs = calloc(FOLLOW_MAX_PROCS, sizeof *F->a.procs))) {
+        free(F);
+        cmt_msg("timeline: out of memory");
+        return 3;
+    }
+    if (cmt_live_init(&L, 60, interval > 0 ? interval : 0.2, 1, "/nonexistent/no-nvml-for-timeline") != 0) rc = 3;
+    L.on_new_proc = follow_new_proc;
+    L.on_new_proc_arg = F;
+    char err[1024];
+    FILE *f = rc ? NULL : cmt_open_output(out);
+    struct cmt_tl_writer *w = NULL;
+    if (f && interval <= 0) {
+        uint64_t *tpid = calloc(FOLLOW_MAX_PROCS, sizeof *tpid);
+        w = tpid ? cmt_tl_writer_new(fmt, f, &F->a, 0, tpid, FOLLOW_MAX_PROCS) : NULL;
+        free(tpid);
+        cmt_tl_init(&F->tl, &F->a, 0);
+        F->tl.row = cmt_tl_write_row;
+        F->tl.row_arg = w;
+        if (!w || cmt_tl_begin(&F->tl, FOLLOW_MAX_PROCS) != 0) rc = 3;
+        L.observer = cmt_tl_observe;
+        L.observer_arg = &F->tl;
+    } else if (f) {
+        fprintf(f, "timestamp, uuid, pci.bus_id, memory.used [MiB], memory.total [MiB], live_bytes, total_bytes, "
+                   "processes\n");
+    }
+    if (!f) rc = 3;
+    for (int i = 0; !rc && i < nargs; i++)
+        if (cmt_live_add(&L, args[i], err, sizeof err) != 0) {
+            cmt_msg("%s", err);
+            rc = 3;
+        }
+    while (!rc) {
+        cmt_live_refresh(&L, mono_s());
+        if (interval > 0) interval_rows(&L, f);
+        fflush(f);
+        if (ferror(f)) rc = 3;
+        int done = cmt_live_all_done(&L);
+        for (size_t i = 0; i < L.nprocs; i++)
+            if (L.procs[i].corrupt) {
+                cmt_msg("%s", L.procs[i].err);
+                rc = 3;
+            }
+        if (done || rc) break;
+        struct timespec ts = {0, 0};
+        double s = interval > 0 ? interval : 0.2;
+        ts.tv_sec = (time_t)s;
+        ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+    }
+    if (w) cmt_tl_writer_end(w, 1);
+    if (f) {
+        int crc = cmt_close_output(f, out);
+        if (!rc) rc = crc;
+    }
+    cmt_tl_writer_free(w);
+    if (interval <= 0) cmt_tl_free(&F->tl);
+    cmt_live_free(&L);
+    free(F->a.procs);
+    free(F);
+    return rc;
+}
 
 int cmt_cmd_timeline(int argc, char **argv) {
     static const struct option opts[] = {
@@ -40,10 +171,13 @@ int cmt_cmd_timeline(int argc, char **argv) {
         {"perfetto", no_argument, 0, 'p'},
         {"quiet", no_argument, 0, 'q'},
         {"output", required_argument, 0, 'o'},
+        {"follow", no_argument, 0, 'f'},
+        {"interval", required_argument, 0, 'i'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    int fmt = CMT_TL_TEXT, c, quiet = 0;
+    int fmt = CMT_TL_TEXT, c, quiet = 0, follow = 0;
+    double interval = 0;
     const char *out = NULL;
     char err[1024];
     optind = 1;
@@ -66,6 +200,19 @@ int cmt_cmd_timeline(int argc, char **argv) {
         case 'q':
             quiet = 1;
             break;
+        case 'f':
+            follow = 1;
+            break;
+        case 'i': {
+            char *end;
+            errno = 0;
+            interval = strtod(optarg, &end);
+            if (errno || end == optarg || *end || !(interval > 0) || interval > 86400) {
+                cmt_msg("timeline: --interval wants a positive number of seconds, not \"%s\"", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'h':
             fputs(timeline_help, stdout);
             return 0;
@@ -78,6 +225,15 @@ int cmt_cmd_timeline(int argc, char **argv) {
         cmt_msg("timeline: no dump given\n%s", timeline_help);
         return 2;
     }
+    if (interval > 0 && !follow) {
+        cmt_msg("timeline: --interval needs --follow");
+        return 2;
+    }
+    if (follow && fmt == CMT_TL_PERFETTO) {
+        cmt_msg("timeline: --follow writes text or CSV rows (a Perfetto trace is one document: run it after)");
+        return 2;
+    }
+    if (follow) return follow_timeline(fmt, interval, out, argv + optind, argc - optind);
     char **paths;
     size_t npaths;
     if (cmt_expand_paths(argv + optind, argc - optind, &paths, &npaths, err, sizeof err) != 0) {

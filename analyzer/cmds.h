@@ -13,5 +13,6 @@ int cmt_cmd_run(int argc, char **argv);
 int cmt_cmd_diff(int argc, char **argv);
 int cmt_cmd_timeline(int argc, char **argv);
 int cmt_cmd_flame(int argc, char **argv);
+int cmt_cmd_top(int argc, char **argv);
 
 #endif

@@ -22,6 +22,7 @@ static const struct cmt_command cmt_commands[] = {
     {"diff", cmt_cmd_diff, "compare two runs: leaks, peaks per GPU (by uuid) and per stack (by function chain)"},
     {"dump", cmt_cmd_dump, "every record of a dump in merged order, one line each"},
     {"flame", cmt_cmd_flame, "folded stacks of leaks or of the peak, for flamegraph.pl and speedscope"},
+    {"top", cmt_cmd_top, "a live view of running jobs: per GPU, per process, the stacks holding and growing memory"},
     {"timeline", cmt_cmd_timeline, "live device memory over time (text, CSV, Perfetto/Chrome trace JSON)"},
 };
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmt_wire.h"
@@ -41,6 +42,14 @@ struct cmt_stream {
     struct cmt_pyframe_rec py[CMT_MAX_FRAMES]; /* ev.py */
     int major;                                /* the dump's version_major */
     struct cmt_segment segs[CMT_MAX_SEGMENTS]; /* ev.segs */
+    /* follow mode: the block (writer, fidx) is read next, from byte fresume (0: its start) */
+    uint32_t fidx;
+    uint64_t fresume;
+    int fstaging;        /* the open block is the writer's staging block */
+    uint64_t staging_at; /* position + 1 of the last staging block seen for this writer, 0: none */
+    int has_head;        /* ev holds a decoded record not returned yet (held past the bound) */
+    uint64_t missing_since; /* the poll that first found block fidx absent, 0: not absent */
+    uint64_t snap_poll;     /* the poll that read the open block's bytes */
 };
 
 struct cmt_dump {
@@ -66,7 +75,18 @@ struct cmt_dump {
     size_t npycodes;
     size_t page;
     char err[512];
+    /* follow mode (cmt_dump_open_follow): block positions, by state, and where to look for blocks */
+    int follow;
+    uint8_t *pstate; /* per block position: FPOS_EMPTY, FPOS_NORMAL, FPOS_STAGING */
+    size_t npos, pos_cap, scan_lo;
+    struct cmt_htab bmap; /* (writer, index) -> position + 1 of its normal block */
+    struct cmt_htab smap; /* (writer, 0) -> stream index + 1 */
+    uint64_t polls;
+    int64_t last_poll_ns; /* CLOCK_MONOTONIC at the previous poll */
+    int64_t emit_time;    /* records up to this time (dump clock) are returned (see cmt_dump_poll) */
+    int barrier;          /* a writer's next block went missing in this poll: return nothing more */
 };
+enum { FPOS_EMPTY, FPOS_NORMAL, FPOS_STAGING };
 
 static const char *const rec_names[CMT_REC_EXT_LAST + 1] = {
 #define CMT_REC_NAME(name, type) [type] = #name,
@@ -323,7 +343,17 @@ void cmt_dump_close(struct cmt_dump *d) {
     free(d->blocks);
     free(d->streams);
     free(d->heap);
+    if (d->follow)
+        for (size_t i = 0; i < d->npycodes; i++) {
+            free((char *)d->pycodes[i].file);
+            free((char *)d->pycodes[i].name);
+        }
     free(d->pycodes);
+    free(d->pstate);
+    if (d->follow) {
+        cmt_htab_free(&d->bmap);
+        cmt_htab_free(&d->smap);
+    }
     free(d);
 }
 
@@ -606,21 +636,103 @@ static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
     return 1;
 }
 
+/* Follow mode: the writer's next block is not in the file as this poll saw it. Either the writer
+ * was copying its staging block to a normal block while the poll scanned (the copy is found by the
+ * next poll: until then a later record of another writer may not be returned, since this writer's
+ * next records may come before it), or it will never come (a writer that ended on an empty block
+ * skips its index): so only the first poll that misses it stops the merge. */
+static int follow_missing(struct cmt_dump *d, struct cmt_stream *s) {
+    if (!s->missing_since) {
+        s->missing_since = d->polls;
+        if (d->emit_time != INT64_MAX) d->barrier = 1;
+    }
+    return 0;
+}
+
+/* Follow mode: opens block (writer, fidx) from byte fresume: its normal copy when the poll found
+ * one, else the writer's staging block when it currently holds that index. The staging block is
+ * read between two reads of its header: the same header twice means the bytes read belong to that
+ * (writer, index) (a writer never holds an index twice, and clears the block only after its normal
+ * copy is complete), so nothing of the next index is ever mixed in. Returns 1, 0 when the block is
+ * not there yet (try again after the next poll), -1 when corrupt. Never locks or writes. */
+static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
+    uint32_t bs = d->hdr->block_size, hs = d->hdr->header_size;
+    uint32_t v = cmt_htab_get(&d->bmap, s->writer, s->fidx);
+    uint64_t off;
+    int staging = 0;
+    if (v)
+        off = hs + (uint64_t)(v - 1) * bs;
+    else if (s->staging_at)
+        off = hs + (s->staging_at - 1) * bs, staging = 1;
+    else
+        return follow_missing(d, s);
+    if (!s->buf) s->buf = malloc(bs); /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
+    if (!s->buf) {
+        corrupt(d, off, "out of memory for a block buffer");
+        return -1;
+    }
+    struct cmt_block_header h1, h2;
+    if (pread(d->fd, &h1, sizeof h1, (off_t)off) != (ssize_t)sizeof h1) return follow_missing(d, s);
+    if (h1.magic != (staging ? CMT_BLOCK_MAGIC_STAGING : CMT_BLOCK_MAGIC) || h1.writer != s->writer ||
+        h1.index != s->fidx)
+        return follow_missing(d, s); /* the staging block moved on: its normal copy comes next poll */
+    uint64_t from = s->fresume > sizeof h1 ? s->fresume : sizeof h1;
+    if (from > bs) from = bs;
+    ssize_t n = pread(d->fd, s->buf + from, bs - from, (off_t)(off + from));
+    if (n < 0) return follow_missing(d, s);
+    if ((uint64_t)n < bs - from) memset(s->buf + from + n, 0, bs - from - (size_t)n);
+    if (staging && (pread(d->fd, &h2, sizeof h2, (off_t)off) != (ssize_t)sizeof h2 || memcmp(&h1, &h2, sizeof h1)))
+        return follow_missing(d, s);
+    s->missing_since = 0;
+    memcpy(s->buf, &h1, sizeof h1);
+    if (h1.base_time_ns < 0 || h1.base_time_ns >= CMT_TIME_MAX) {
+        corrupt(d, off + 24, "block base_time_ns (writer %u, block %u): time %lld outside [0, 2^62)", s->writer,
+                h1.index, (long long)h1.base_time_ns);
+        return -1;
+    }
+    s->base = s->buf;
+    s->block_off = off;
+    s->c.p = s->buf + from;
+    s->c.end = s->buf + bs;
+    s->c.ok = 1;
+    s->open = 1;
+    s->partial = 0;
+    s->fstaging = staging;
+    s->snap_poll = d->polls;
+    if (!s->fresume) {
+        s->first_rec = 1;
+        s->seq = h1.base_seq;
+        s->time = h1.base_time_ns;
+        s->ptr = 0;
+    }
+    return 1;
+}
+
 /* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. */
 static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
     for (;;) {
         if (s->done) return 0;
         if (!s->open) {
-            int rc = open_block(d, s);
+            int rc = d->follow ? open_block_follow(d, s) : open_block(d, s);
             if (rc < 0) return -1;
             if (!rc) {
-                s->done = 1;
+                if (!d->follow) s->done = 1;
                 return 0;
             }
         }
         struct cmt_cursor *c = &s->c;
         if (c->p >= c->end || *c->p == 0) { /* end of the block */
             s->open = 0;
+            if (d->follow) {
+                if (s->fstaging) { /* the writer is still writing it: go on from here */
+                    s->fresume = (uint64_t)(c->p - s->base);
+                    if (s->snap_poll != d->polls) continue; /* read in an earlier poll: read it again now */
+                    return 0;
+                }
+                s->fidx++; /* a normal block is complete */
+                s->fresume = 0;
+                continue;
+            }
             if (s->base == d->map + s->block_off) release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
             continue;
         }
@@ -679,7 +791,7 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
                     (unsigned long long)s->block_off, why);
             return -1;
         }
-        if ((e->str1 || e->str2 || e->payload) && s->base != d->map + s->block_off) {
+        if ((e->str1 || e->str2 || e->payload) && !d->follow && s->base != d->map + s->block_off) {
             /* strings and payloads point into the mapping: valid as long as the dump is open */
             const uint8_t *m = d->map + s->block_off;
             if (e->str1) e->str1 = (const char *)m + ((const uint8_t *)e->str1 - s->base);
@@ -778,13 +890,29 @@ static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
         d->pycodes = t;
         d->npycodes = n;
     }
+    if (d->follow) { /* the strings are in a buffer the next poll overwrites: keep copies */
+        free((char *)d->pycodes[e->id].file);
+        free((char *)d->pycodes[e->id].name);
+        char *file = strndup(e->str1 ? e->str1 : "", e->str1_len), *name = strndup(e->str2 ? e->str2 : "", e->str2_len);
+        if (!file || !name) {
+            free(file);
+            free(name);
+            d->pycodes[e->id] = (struct cmt_pycode){0};
+            corrupt(d, e->offset, "out of memory for PYCODE %llu", (unsigned long long)e->id);
+            return -1;
+        }
+        d->pycodes[e->id] = (struct cmt_pycode){file, name, e->str1_len, e->str2_len, e->first_line};
+        return 0;
+    }
     d->pycodes[e->id] = (struct cmt_pycode){e->str1 ? e->str1 : "", e->str2 ? e->str2 : "", e->str1_len,
                                             e->str2_len, e->first_line};
     return 0;
 }
 
+static int next_follow(struct cmt_dump *d, const struct cmt_event **ev);
+
 int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
-    int rc = next_merged(d, ev);
+    int rc = d->follow ? next_follow(d, ev) : next_merged(d, ev);
     if (rc > 0 && (*ev)->type == CMT_REC_PYCODE && note_pycode(d, *ev) < 0) return -1;
     return rc;
 }
@@ -834,4 +962,181 @@ static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
     set_bound(d);
     *ev = &d->streams[d->last].ev;
     return 1;
+}
+
+/* ---- follow mode ---- */
+
+/* Follow-mode merge: the heads of all writers by sequence number, none timed past emit_time (held
+ * heads stay decoded in their stream until a later poll raises the bound). */
+static int follow_advance(struct cmt_dump *d, struct cmt_stream *s) {
+    int rc = stream_advance(d, s);
+    if (rc < 0) return -1;
+    s->has_head = rc > 0;
+    return rc;
+}
+
+static int next_follow(struct cmt_dump *d, const struct cmt_event **ev) {
+    if (d->corrupt) return -1;
+    if (!d->started) {
+        d->started = 1;
+        d->nheap = 0;
+        for (size_t i = 0; i < d->nstreams; i++) {
+            struct cmt_stream *s = &d->streams[i];
+            if (!s->has_head && follow_advance(d, s) < 0) return -1;
+            if (s->has_head) d->heap[d->nheap++] = i;
+        }
+        for (size_t i = d->nheap / 2; i-- > 0;)
+            sift_down(d, i);
+    } else if (d->last != (size_t)-1) {
+        struct cmt_stream *s = &d->streams[d->last];
+        d->last = (size_t)-1;
+        int rc = follow_advance(d, s);
+        if (rc < 0) return -1;
+        if (rc == 0) d->heap[0] = d->heap[--d->nheap];
+        if (d->nheap) sift_down(d, 0);
+    }
+    if (!d->nheap || d->barrier) return 0;
+    struct cmt_stream *top = &d->streams[d->heap[0]];
+    if (top->ev.time_ns > d->emit_time) return 0; /* held: a writer may still show an earlier record */
+    d->last = d->heap[0];
+    top->has_head = 0;
+    *ev = &top->ev;
+    return 1;
+}
+
+/* The stream of writer w (added when new; only between iterations: the merge holds indices). */
+static struct cmt_stream *follow_stream(struct cmt_dump *d, uint32_t w) {
+    uint32_t *slot = cmt_htab_slot(&d->smap, w, 0);
+    if (!slot) return NULL;
+    if (*slot) return &d->streams[*slot - 1];
+    struct cmt_stream *ns = realloc(d->streams, (d->nstreams + 1) * sizeof *ns);
+    size_t *nh = ns ? realloc(d->heap, (d->nstreams + 1) * sizeof *nh) : NULL;
+    if (ns) d->streams = ns;
+    if (!nh) return NULL; /* the slot stays 0: the writer is added again next time */
+    d->heap = nh;
+    for (size_t i = 0; i < d->nstreams; i++) { /* the events point into their streams */
+        d->streams[i].ev.frames = d->streams[i].frames;
+        d->streams[i].ev.segs = d->streams[i].segs;
+        d->streams[i].ev.py = d->streams[i].py;
+    }
+    struct cmt_stream *s = &d->streams[d->nstreams++];
+    memset(s, 0, sizeof *s);
+    s->writer = w;
+    s->ev.frames = s->frames;
+    s->ev.segs = s->segs;
+    s->ev.py = s->py;
+    s->major = d->hdr->version_major;
+    *slot = (uint32_t)d->nstreams;
+    return s;
+}
+
+int cmt_dump_poll(struct cmt_dump *d, int final) {
+    if (!d->follow) return 0;
+    if (d->corrupt) return -1;
+    d->polls++;
+    /* A record is taken (sequence number and time) before it is written: one another thread is
+     * still writing, or that sits in a staging block being copied to its normal block, may have a
+     * smaller sequence number than records already in the file. Every record taken before the
+     * previous poll is in the file by now, so records timed up to the previous poll (the record
+     * clock is CLOCK_MONOTONIC, the same on the host: final is for dumps of another host, or of a
+     * process that is gone) are returned in sequence order; later ones wait for the next poll. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    d->emit_time = final || d->hdr->clock_id != CMT_CLOCK_MONOTONIC ? INT64_MAX : d->last_poll_ns;
+    d->barrier = 0;
+    d->last_poll_ns = now;
+    struct stat st;
+    if (fstat(d->fd, &st) != 0) return 0;
+    uint32_t bs = d->hdr->block_size, hs = d->hdr->header_size;
+    size_t npos = (size_t)st.st_size > hs ? ((size_t)st.st_size - hs) / bs : 0; /* whole blocks only */
+    if (npos > d->pos_cap) {
+        size_t cap = d->pos_cap;
+        if (cmt_grow((void **)&d->pstate, &cap, npos, 1) != 0) {
+            corrupt(d, hs, "out of memory for the block table");
+            return -1;
+        }
+        d->pos_cap = cap;
+    }
+    if (npos > d->npos) d->npos = npos;
+    for (size_t i = d->scan_lo; i < d->npos; i++) {
+        if (d->pstate[i] == FPOS_NORMAL) continue;
+        uint64_t off = hs + (uint64_t)i * bs;
+        struct cmt_block_header bh;
+        if (pread(d->fd, &bh, sizeof bh, (off_t)off) != (ssize_t)sizeof bh) continue;
+        if (bh.magic == 0) {
+            d->pstate[i] = FPOS_EMPTY;
+            continue;
+        }
+        if (bh.magic != CMT_BLOCK_MAGIC && bh.magic != CMT_BLOCK_MAGIC_STAGING) {
+            corrupt(d, off, "block %zu magic: corrupt block header (magic 0x%08x)", i, bh.magic);
+            return -1;
+        }
+        if (bh.writer == 0) {
+            corrupt(d, off + 4, "block %zu writer: writer id 0 is invalid", i);
+            return -1;
+        }
+        struct cmt_stream *s = follow_stream(d, bh.writer);
+        if (!s) {
+            corrupt(d, off, "out of memory for writer %u", bh.writer);
+            return -1;
+        }
+        if (bh.magic == CMT_BLOCK_MAGIC_STAGING) {
+            d->pstate[i] = FPOS_STAGING;
+            s->staging_at = i + 1;
+            continue;
+        }
+        uint32_t *slot = cmt_htab_slot(&d->bmap, bh.writer, bh.index);
+        if (!slot) {
+            corrupt(d, off, "out of memory for the block table");
+            return -1;
+        }
+        if (*slot) {
+            corrupt(d, off + 8, "block index: writer %u has two blocks with index %u", bh.writer, bh.index);
+            return -1;
+        }
+        *slot = (uint32_t)(i + 1);
+        d->pstate[i] = FPOS_NORMAL;
+    }
+    while (d->scan_lo < d->npos && d->pstate[d->scan_lo] == FPOS_NORMAL)
+        d->scan_lo++;
+    /* the merge starts over from where every stream stopped (held heads stay decoded) */
+    d->nheap = 0;
+    d->last = (size_t)-1;
+    d->have_bound = 0;
+    d->started = 0;
+    return 0;
+}
+
+struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen) {
+    struct cmt_dump *d = cmt_dump_open(path, err, errlen); /* validates the header */
+    if (!d) return NULL;
+    if (d->hdr->block_size > CMT_READ_MAX) {
+        set_err(err, errlen, path, "offset 16 (block_size): %u-byte blocks cannot be followed (at most %u)",
+                d->hdr->block_size, CMT_READ_MAX);
+        cmt_dump_close(d);
+        return NULL;
+    }
+    for (size_t i = 0; i < d->nstreams; i++)
+        free(d->streams[i].buf);
+    free(d->streams);
+    free(d->blocks);
+    d->streams = NULL;
+    d->blocks = NULL;
+    d->nstreams = d->nblocks = 0;
+    free(d->heap);
+    d->heap = NULL;
+    d->follow = 1;
+    cmt_htab_init(&d->bmap, sizeof(struct cmt_hkey), 256);
+    cmt_htab_init(&d->smap, sizeof(struct cmt_hkey), 16);
+    if (cmt_dump_poll(d, 0) != 0) {
+        if (err && errlen) snprintf(err, errlen, "%s", d->err);
+        cmt_dump_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+int cmt_dump_following(const struct cmt_dump *d) {
+    return d->follow;
 }

@@ -132,6 +132,22 @@ struct cmt_frame {
 };
 size_t cmt_stack_frames(const struct cmt_event *stack, struct cmt_frame *out, size_t max, int keep_eval);
 
+/* Follow mode: a dump still being written (`top`, `timeline --follow`). Reads only what was written
+ * since the last poll: new blocks, and the records a writer added to its staging block (up to the
+ * last complete record: a zero type byte ends what is valid). Takes no lock and writes nothing, so
+ * the tracer never waits on it. cmt_dump_next returns 0 when the records so far are read;
+ * cmt_dump_poll then looks again (call it only when cmt_dump_next returned 0): 0, or -1 when corrupt.
+ * Records come merged by sequence number, each once, in the order a whole-file read gives: a record
+ * is returned from the first poll after the previous poll's time (records carry CLOCK_MONOTONIC
+ * times, taken with their sequence numbers: a writer may still be finishing an earlier one), so a
+ * follower lags one poll; final (the writer is gone, or on another host) returns everything. The
+ * open makes the first poll.
+ * Event strings are valid until the next cmt_dump_next (the PYCODE table keeps copies).
+ * cmt_dump_rewind is not for follow mode. */
+struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen);
+int cmt_dump_poll(struct cmt_dump *d, int final);
+int cmt_dump_following(const struct cmt_dump *d);
+
 /* Record type name ("ALLOC", "MODULE_LOAD", ... or NULL). */
 const char *cmt_rec_name(unsigned type);
 /* Kind name ("device", ... or NULL when out of range). */

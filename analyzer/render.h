@@ -6,6 +6,7 @@
  *   render_html.c  the self-contained HTML report (render_html.h)
  *   render_diff.c  `diff`: a comparison of two runs (compare.h) as text or JSON
  *   render_timeline.c  `timeline`: rows as text, CSV or a Perfetto trace, as they come
+ *   render_top.c   `top`: a frame of the live model (live.h) as text or JSON
  */
 #ifndef CMT_RENDER_H
 #define CMT_RENDER_H
@@ -50,5 +51,10 @@ void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t
 const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_rank_outlier *o, char *buf, size_t cap);
 /* "mark", "range" or "signal": the kind of a marker (its flags). */
 const char *cmt_marker_kind_name(uint64_t flags);
+
+struct cmt_live;
+/* `top`'s frame: at most top stacks by live bytes and by growth, as text or one JSON document. */
+void cmt_render_top_text(struct cmt_live *L, FILE *f, size_t top);
+void cmt_render_top_json(struct cmt_live *L, FILE *f, size_t top);
 
 #endif

@@ -1,8 +1,9 @@
 # bench/bench.mk — `make bench` (included by the top Makefile): builds bench/cmtbench.c against the
 # CUDA toolkit's stub libcuda.so, then bench/run.sh measures the tracer and the analyzer on the fake
 # driver (FAKECUDA_FAST=1) and writes BENCHMARKS.md; bench/multirank.sh appends its "Multi-rank
-# merge" section, bench/py_frames.sh its "Python frames" section. Section 6 holds the rows of
-# issue 16's table (bench/cmtbench.c's patterns one, sites:N, depths:N, random). Benchmarks assert nothing; `make test` never runs them. BENCH_REPS (default 7)
+# merge" section, bench/py_frames.sh its "Python frames" section, bench/live_top.py its "Live view
+# (top)" section (make bench-live: that section alone). Section 6 holds the rows of issue 16's table
+# (bench/cmtbench.c's patterns one, sites:N, depths:N, random). Benchmarks assert nothing; `make test` never runs them. BENCH_REPS (default 7)
 # sets the repetitions; BENCH_OUT the report's path.
 BENCH_OUT ?= BENCHMARKS.md
 BENCH_REPS ?= 7
@@ -23,8 +24,14 @@ bench: bench-deps all $(BENCH_FAKE) $(BUILD)/tests/fakert/libcudart.so.13 $(BUIL
 	BUILD=$(BUILD) BENCH_REPS=$(BENCH_REPS) bench/run.sh $(BENCH_OUT)
 	BUILD=$(BUILD) bench/multirank.sh $(BENCH_OUT)
 	BUILD=$(BUILD) BENCH_REPS=$(BENCH_REPS) bench/py_frames.sh $(BENCH_OUT)
+	BUILD=$(BUILD) python3 bench/live_top.py $(BENCH_OUT)
 
 # the "Multi-rank merge" section alone (appended to BENCH_OUT)
 .PHONY: bench-multirank
 bench-multirank: all test-programs $(BUILD)/bench/cmtbench
 	BUILD=$(BUILD) bench/multirank.sh $(BENCH_OUT)
+
+# the "Live view (top)" section alone (appended to BENCH_OUT)
+.PHONY: bench-live
+bench-live: all test-programs $(BUILD)/bench/cmtbench
+	BUILD=$(BUILD) python3 bench/live_top.py $(BENCH_OUT)

@@ -2,7 +2,7 @@
 # Installs the Debian packages cumemtrack needs to build and test (apt-get when root; otherwise
 # prints the exact command). Usage: scripts/deps.sh [extra-package...]
 set -u
-pkgs=(gcc make binutils uthash-dev libunwind8 libdw-dev libelf-dev python3 python3-dev "$@") # python3-dev: the Python-frames tests build a C extension and check layouts against its headers
+pkgs=(gcc make binutils uthash-dev libunwind8 libdw-dev libelf-dev python3 python3-dev tmux "$@") # python3-dev: the Python-frames tests build a C extension and check layouts against its headers; tmux: top's interactive test; binutils: objdump checks the shipped prefetch
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -133,6 +133,48 @@ for m in static shared; do
     done
 done
 
+# --- top: the driver's view (NVML) beside the tracked bytes, on a process that is running ---------
+if [ $mode = selftest ]; then
+    rowf "top: driver (NVML) vs tracked bytes" "real GPU + NVML" "skipped: fake driver" skip
+elif [ $use_run = 0 ] || [ ! -x "$PROGDIR/shared/gc_loop" ]; then
+    rowf "top: driver (NVML) vs tracked bytes" "analyzer + gc_loop" "skipped: analyzer or gc_loop missing" skip
+else
+    td=$OUTD/top
+    mkdir -p "$td"
+    CUMEMTRACK_OUTPUT=$td/%p.cmt LD_PRELOAD=$LIB "$PROGDIR/shared/gc_loop" 2000000000 >"$td/stdout" 2>"$td/stderr" &
+    lp=$!
+    for _ in $(seq 300); do # until the dump shows the GPU
+        "$BIN" top --once --json "$td" >"$td/top.json" 2>"$td/top.err" &&
+            python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["gpus"] else 1)' "$td/top.json" &&
+            break
+        sleep 0.1
+    done
+    kill "$lp" 2>/dev/null
+    wait "$lp" 2>/dev/null
+    # the driver charges the process its allocations plus its context, modules and libraries
+    python3 - "$td/top.json" "$OUTD/rows.tsv" <<'P'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    d = None
+name, want = "top: driver (NVML) vs tracked bytes", "driver >= tracked > 0 context"
+if not d or not d["processes"] or not d["gpus"]:
+    row = (name, want, "no frame with a GPU", "FAIL")
+elif not d["driver_view"]:
+    row = (name, want, "skipped: NVML n/a (%s)" % d.get("driver_view_why", ""), "skip")
+else:
+    p = d["processes"][0]
+    g = d["gpus"][0]
+    got = "driver %s, tracked %d, untracked %s; GPU used %s of %s" % (
+        p["driver_bytes"], p["live_bytes"], p["untracked_bytes"], g["driver_used_bytes"], g["driver_total_bytes"])
+    ok = p["driver_bytes"] is not None and p["driver_bytes"] >= p["live_bytes"] and p["driver_bytes"] > 0 \
+        and g["driver_used_bytes"] is not None and g["driver_used_bytes"] >= p["driver_bytes"]
+    row = (name, want, got, "pass" if ok else "FAIL")
+open(sys.argv[2], "a").write("\t".join(row) + "\n")
+P
+fi
+
 # --- PyTorch ------------------------------------------------------------------------------------
 torch_py=$root/tests/gpu/torch_loop.py
 if [ $mode = selftest ]; then

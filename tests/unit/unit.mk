@@ -11,9 +11,9 @@ $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_w
 # the Python-frames side: the reader's interleaving, the walker on synthetic CPython structures
 test-programs: $(UNIT)/test_interleave $(UNIT)/py_walk
 
-$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/reader.c analyzer/reader.h include/cmt_format.h include/cmt_wire.h
+$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/reader.c analyzer/reader.h analyzer/util.c analyzer/util.h include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/reader.c -o $@
+	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/reader.c analyzer/util.c -o $@
 
 $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_python.h preload/cmt_internal.h \
 		preload/cmt_state.h include/cmt_format.h
