@@ -30,7 +30,7 @@ static const char top_help[] =
     "  --once            print one plain-text frame and exit (also when stdout is not a terminal)\n"
     "  --frames N        print N frames, one per refresh, then exit (plain text when stdout is not a\n"
     "                    terminal: frames one after the other)\n"
-    "  --json            with --once: the frame as one JSON document (docs/top-schema.json)\n"
+    "  --json            with --once: the frame as one JSON document (schema: see man cumemtrack)\n"
     "  --top N           stacks listed per table (default 5)\n"
     "Keys: q quits.\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";

@@ -3,6 +3,7 @@
  * per GPU, stack counters with a ring of samples, the driver's view beside ours.
  */
 #include "live.h"
+#include "running.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -126,12 +127,11 @@ int cmt_live_add(struct cmt_live *L, const char *path, char *err, size_t errlen)
     return add_dump(L, path, err, errlen);
 }
 
-/* Whether the dump's pid still runs: on this host, a signal 0 reaches it (it may be a reused pid:
- * then "running" is wrong until its dump shows an EXIT). "unknown" on another host. */
+/* Whether the dump's process still runs (running.h: same host, same pid and start time, so a
+ * reused pid is not taken for it). "unknown" on another host. */
 static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_live_proc *p) {
     if (strncmp(p->hdr->host, L->host, sizeof p->hdr->host)) return "unknown";
-    if (kill((pid_t)p->hdr->pid, 0) == 0 || errno == EPERM) return "running";
-    return "died";
+    return cmt_dump_running(p->hdr) ? "running" : "died";
 }
 
 

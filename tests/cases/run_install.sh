@@ -9,7 +9,7 @@ prefix=$CMT_TMP/prefix
 # install what is built (the suite built it; -o: no rebuild here)
 make -s -C "$CMT_ROOT" -o build/cumemtrack -o build/libcumemtrack.so install PREFIX="$prefix" >make.log 2>&1 || { cat make.log >&2; fail "make install failed"; }
 for f in bin/cumemtrack lib/cumemtrack/libcumemtrack.so include/cumemtrack.h share/man/man1/cumemtrack.1 \
-    share/cumemtrack/report-schema.json; do
+    share/cumemtrack/report-schema.json share/cumemtrack/top-schema.json; do
     [ -f "$prefix/$f" ] || fail "$f not installed"
 done
 [ -x "$prefix/bin/cumemtrack" ] || fail "bin/cumemtrack not executable"
