@@ -365,3 +365,9 @@ void cmt_live_free(struct cmt_live *L) {
     if (L->sym) cmt_sym_free(L->sym);
     cmt_nvml_close(&L->nvml);
 }
+
+int cmt_live_tracks_pid(const struct cmt_live *L, unsigned pid) {
+    for (size_t i = 0; i < L->nprocs; i++)
+        if (L->procs[i].hdr->pid == pid) return 1;
+    return 0;
+}

@@ -109,4 +109,7 @@ size_t cmt_live_top(const struct cmt_live *L, int by_growth, struct cmt_live_row
 size_t cmt_live_frames(struct cmt_live *L, size_t proc, uint64_t stack, struct cmt_sym_frame *out, size_t max);
 void cmt_live_free(struct cmt_live *L);
 
+/* 1 when one of the followed dumps is that of process pid (NVML's processes are this host's). */
+int cmt_live_tracks_pid(const struct cmt_live *L, unsigned pid);
+
 #endif

@@ -73,9 +73,7 @@ void cmt_render_top_text(struct cmt_live *L, FILE *f, size_t top) {
         const struct cmt_nvml_gpu *N = cmt_nvml_gpu(&L->nvml, G->uuid);
         for (size_t k = 0; N && N->procs_known && k < N->nprocs; k++) {
             const struct cmt_nvml_proc *np = &L->nvml.procs[N->first_proc + k];
-            int tracked = 0;
-            for (size_t i = 0; i < L->nprocs; i++)
-                tracked |= L->procs[i].hdr->pid == np->pid;
+            int tracked = cmt_live_tracks_pid(L, np->pid);
             if (!tracked)
                 fprintf(f, "    untracked process %u: %s (driver)\n", np->pid,
                         na_size(np->used_known, np->used_bytes, b1, sizeof b1));
@@ -197,9 +195,7 @@ void cmt_render_top_json(struct cmt_live *L, FILE *f, size_t top) {
         const struct cmt_nvml_gpu *N = cmt_nvml_gpu(&L->nvml, G->uuid);
         for (size_t k = 0; N && N->procs_known && k < N->nprocs; k++) {
             const struct cmt_nvml_proc *np = &L->nvml.procs[N->first_proc + k];
-            int tracked = 0;
-            for (size_t i = 0; i < L->nprocs; i++)
-                tracked |= L->procs[i].hdr->pid == np->pid;
+            int tracked = cmt_live_tracks_pid(L, np->pid);
             if (tracked) continue;
             cmt_json_object(&j, NULL);
             cmt_json_u64(&j, "pid", np->pid);
