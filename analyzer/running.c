@@ -9,28 +9,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmt_procstat.h"
 #include "reader.h"
 
 unsigned long long cmt_proc_start_ticks(unsigned pid) {
-    char path[64], buf[1024];
+    char path[64];
     snprintf(path, sizeof path, "/proc/%u/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-    if (!p) return 0;
-    p++;
-    if (p[0] == ' ' && p[1] == 'Z') return 0; /* a zombie has finished: it writes nothing more */
-    for (int field = 3; field < 22 && *p; field++) { /* skip fields 3..21 */
-        while (*p == ' ')
-            p++;
-        while (*p && *p != ' ')
-            p++;
-    }
-    return strtoull(p, NULL, 10);
+    return cmt_procstat_start_ticks(path, 1);
 }
 
 int cmt_dump_running(const struct cmt_file_header *h) {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cmt_internal.h"
+#include "cmt_procstat.h"
 #include "cmt_records.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -141,25 +142,7 @@ static void expand_template(char *out, size_t cap) {
 
 /* Field 22 of /proc/self/stat (start time in clock ticks since boot), 0 when unreadable. */
 static uint64_t self_start_ticks(void) {
-    char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return 0;
-    buf[n] = 0;
-    char *p = strrchr(buf, ')'); /* the command name may hold spaces and parentheses */
-    if (!p) return 0;
-    p++;
-    for (int field = 3; field < 22 && *p; field++) { /* skip fields 3..21 */
-        while (*p == ' ')
-            p++;
-        while (*p && *p != ' ')
-            p++;
-    }
-    while (*p == ' ')
-        p++;
-    return strtoull(p, NULL, 10);
+    return cmt_procstat_start_ticks("/proc/self/stat", 0);
 }
 
 /* The dump's random id (cmt_format.h IDENTITY): getrandom, else a mix of clocks, pid and an
