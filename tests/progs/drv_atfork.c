@@ -17,11 +17,7 @@ static void parent_leak(void)
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     parent_leak();
     fflush(stdout);
     pid_t pid = fork();

@@ -9,11 +9,7 @@
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     void *fn = NULL;
     CUdriverProcAddressQueryResult st;
     FAKE_CU(cuGetProcAddress("cuMemAlloc", &fn, 14000, 0, &st));

@@ -21,11 +21,7 @@ static void leak_via_getproc(PFN_cuMemAlloc_v3020 fn) { route_alloc(fn, 1); }
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
 
     void *gpa12 = NULL, *gpa11 = NULL;
     CUdriverProcAddressQueryResult st;

@@ -87,11 +87,7 @@ static void captured(void)
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     leak_graph_node();
     alloc_and_free_nodes();
     captured();

@@ -42,11 +42,7 @@ static void child(CUipcMemHandle ipc, int fd)
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     CUdeviceptr p;
     FAKE_CU_ALLOC(cuMemAlloc(&p, 4 * MB));
     CUipcMemHandle ipc;

@@ -8,11 +8,7 @@
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     static CUmemoryPool pools[NPOOLS];
     CUmemPoolProps props;
     memset(&props, 0, sizeof props);

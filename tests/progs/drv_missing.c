@@ -14,11 +14,7 @@ static void leak_after(void)
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     CUdeviceptr p = 0;
     CUresult r = cuMemAllocAsync(&p, 1000, 0);
     printf("missing-result %d\n", (int)r);

@@ -108,11 +108,7 @@ static void leak_vmm_mapped(void)
 
 int main(void)
 {
-    fake_stdout_lines();
-    FAKE_CU(cuInit(0));
-    CUcontext c;
-    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
-    FAKE_CU(cuCtxSetCurrent(c));
+    fake_drv_start();
     size_t g;
     CUmemAllocationProp prop;
     memset(&prop, 0, sizeof prop);

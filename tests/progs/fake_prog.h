@@ -63,6 +63,17 @@ static inline void fake_expect_alloc(void)
             fake_fail("%s -> %d %s", #expr, (int)fake_r_, fake_n_ ? fake_n_ : "?");                \
         }                                                                                          \
     } while (0)
+/* The start of a driver-API program: line-buffered stdout, cuInit, device 0's primary context
+ * retained and made current (returned). */
+static inline CUcontext fake_drv_start(void)
+{
+    fake_stdout_lines();
+    FAKE_CU(cuInit(0));
+    CUcontext c;
+    FAKE_CU(cuDevicePrimaryCtxRetain(&c, 0));
+    FAKE_CU(cuCtxSetCurrent(c));
+    return c;
+}
 #define FAKE_CU_ALLOC(expr)                                                                        \
     do {                                                                                           \
         FAKE_CU(expr);                                                                             \
