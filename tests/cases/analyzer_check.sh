@@ -7,15 +7,7 @@ set -u
 g=$CMT_ROOT/tests/golden
 "$MKDUMP" "$g/basic.script" basic.cmt || fail mkdump
 # a clean run: everything freed
-cat >clean.script <<'S'
-header pid=7
-device ord=0 uuid=GPU-11111111-2222-3333-4444-555555555555 name=G pci=0000:10:00.0 total=1G
-stack id=1 0x1000
-alloc dev=0 ptr=0x100 size=1M stack=1
-free dev=0 ptr=0x100
-exit clean
-S
-"$MKDUMP" clean.script clean.cmt
+clean_dump
 expect_rc 0 "$CMT_BIN" check --allow-anomalies clean.cmt
 expect_rc 1 "$CMT_BIN" check --allow-anomalies --no-symbols basic.cmt
 grep -q "check failed: 1.50 MiB leaked" err.txt || fail "no reason printed"

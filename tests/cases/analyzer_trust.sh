@@ -6,15 +6,7 @@ set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 g=$CMT_ROOT/tests/golden
 "$MKDUMP" "$g/basic.script" basic.cmt || fail mkdump
-cat >clean.script <<'S'
-header pid=7
-device ord=0 uuid=GPU-11111111-2222-3333-4444-555555555555 name=G pci=0000:10:00.0 total=1G
-stack id=1 0x1000
-alloc dev=0 ptr=0x100 size=1M stack=1
-free dev=0 ptr=0x100
-exit clean
-S
-"$MKDUMP" clean.script clean.cmt || fail mkdump
+clean_dump
 
 # --- item 8: conflicting options are usage errors; HTML never goes to a terminal
 expect_rc 2 "$CMT_BIN" report --json --html -o x.html basic.cmt
