@@ -418,7 +418,7 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     p->replay.observer = opts->observer;
     p->replay.observer_arg = opts->observer_arg;
     p->replay.observer_id = i;
-    if (a->nprocs > 1) { /* record the GPU series, for the simultaneous peaks */
+    if (a->nprocs > 1 || opts->gpu_series) { /* record the GPU series, for the simultaneous peaks */
         p->fwd = opts;
         p->replay.observer = series_observe;
         p->replay.observer_arg = p;

@@ -198,9 +198,9 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl_proc *p = &tl->pst[pi];
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
-    struct cmt_tl_row row = {pi,      t,      c->device, cmt_device_uuid(c->dev, u),
-                             c->live, NULL,   c->label,  c->label_len,
-                             c->size, c->api, 0,         c->writer, 0};
+    struct cmt_tl_row row = {
+        pi,        t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len, c->size, c->api, 0,
+        c->writer, 0, 0};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
         p->last_stack = c->stack;
@@ -213,6 +213,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.label = NULL;
         row.label_len = 0;
         row.stack = p->last_stack;
+        row.live_change = 1;
         if (tl->row) tl->row(tl->row_arg, &row);
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
         struct cmt_tl_series *s = d ? series_of(tl, p, pi, d) : NULL;

@@ -72,6 +72,8 @@ struct cmt_tl_row {
     int unmatched;   /* range_end: no push of its thread was open (a pop without its push) */
     uint32_t writer; /* marker, range_begin, range_end: the thread (dump stream, from 1) */
     uint64_t stack;  /* alloc/free/retrack/teardown: the allocation's stack; OOM: the request's (0: none) */
+    int live_change; /* alloc/free/retrack/teardown: a change of the device's live bytes (one point of the
+                        process' series of that device, cmt_process.series, in the same order) */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);
