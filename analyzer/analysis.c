@@ -329,11 +329,10 @@ static int build_imbalance(struct cmt_analysis *a) {
     return 0;
 }
 
-/* A running process's allocation still live: live now, not leaked (the device figures too). */
-static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
-    struct cmt_replay *r = &p->replay;
-    p->live_now_bytes += l->bytes;
-    p->live_now_allocations += l->allocations;
+/* Leak l of replay r is no leak after all (live now in a running process, or held by a caching
+ * allocator): taken out of its device's (or the host's) leaked figures, which the devices table,
+ * the JSON devices[], the GPUs and the ranks show, so that they agree with the leaks list. */
+static void unleak(struct cmt_replay *r, const struct cmt_leak *l) {
     if (l->device < 0) {
         r->host_leaked -= l->bytes <= r->host_leaked ? l->bytes : r->host_leaked;
         r->host_leaked_allocations -=
@@ -346,6 +345,13 @@ static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
         d->leaked_bytes -= l->bytes <= d->leaked_bytes ? l->bytes : d->leaked_bytes;
         d->leaked_allocations -= l->allocations <= d->leaked_allocations ? l->allocations : d->leaked_allocations;
     }
+}
+
+/* A running process's allocation still live: live now, not leaked (the device figures too). */
+static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
+    p->live_now_bytes += l->bytes;
+    p->live_now_allocations += l->allocations;
+    unleak(&p->replay, l);
 }
 
 /* The analysis' observer when several dumps load: records every GPU live change of the process
@@ -687,7 +693,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             char ubuf[48];
             if (cmt_replay_uuid(r, l->device, ubuf)) rl->uuid = strdup(ubuf);
             rl->allocator = cmt_caching_match(a->opts.caching, &a->builtin_caching, rl->stack.frames, rl->stack.n);
-            if (rl->allocator) {
+            if (rl->allocator) { /* the allocator's cache: not leaked, in no leak figure */
+                unleak(&a->procs[i].replay, l);
                 a->cached[a->ncached++] = *rl;
                 memset(rl, 0, sizeof *rl);
                 a->cached_bytes += l->bytes;
