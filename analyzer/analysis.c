@@ -5,6 +5,7 @@
  */
 #include "analysis.h"
 
+#include "gpumerge.h"
 #include "running.h"
 
 #include <pthread.h>
@@ -104,15 +105,15 @@ static void classify_frames(struct cmt_stack_sym *r) {
         struct cmt_sym_frame *f = &r->frames[i];
         if (f->kind == CMT_FRAME_PYTHON) continue;
         const char *fn = f->function, *b = base_name(f->module);
-        if (fn && (!strcmp(fn, "_start") || has_prefix(fn, "__libc_start_main") ||
-                   !strcmp(fn, "__libc_start_call_main")))
+        if (fn &&
+            (!strcmp(fn, "_start") || has_prefix(fn, "__libc_start_main") || !strcmp(fn, "__libc_start_call_main")))
             f->hidden = CMT_HIDE_STARTUP;
         else if (has_prefix(fn, "libcudart_static_") ||
                  ((has_prefix(b, "libcudart.so") || has_prefix(b, "libcuda.so")) && !cuda_api_name(fn)))
             f->hidden = CMT_HIDE_CUDA;
-        else if (has_py && (f->hidden == CMT_HIDE_INTERPRETER || interpreter_module(b) || has_prefix(b, "_ctypes") ||
-                            has_prefix(b, "libffi") || has_prefix(fn, "_Py") || has_prefix(fn, "Py") ||
-                            has_prefix(fn, "ffi_")))
+        else if (has_py &&
+                 (f->hidden == CMT_HIDE_INTERPRETER || interpreter_module(b) || has_prefix(b, "_ctypes") ||
+                  has_prefix(b, "libffi") || has_prefix(fn, "_Py") || has_prefix(fn, "Py") || has_prefix(fn, "ffi_")))
             f->hidden = CMT_HIDE_INTERPRETER;
         else
             f->hidden = CMT_SHOW;
@@ -124,8 +125,8 @@ struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uin
     const struct cmt_replay *rp = &a->procs[proc].replay;
     const struct cmt_stack *st = id ? cmt_replay_stack(rp, id) : NULL;
     if (!st || !(st->nframes + st->npy)) return r;
-    struct cmt_event ev = {.type = CMT_REC_STACK, .nframes = st->nframes, .frames = st->frames, .npy = st->npy,
-                           .py = st->py};
+    struct cmt_event ev = {
+        .type = CMT_REC_STACK, .nframes = st->nframes, .frames = st->frames, .npy = st->npy, .py = st->py};
     size_t nin = (size_t)st->nframes + st->npy;
     struct cmt_frame *in = malloc(nin * sizeof *in);
     size_t cap = nin * 2 + 8;
@@ -243,113 +244,35 @@ static void fix_cstr(char *s, size_t cap) {
     s[cap - 1] = 0;
 }
 
-struct merge_pt {
-    int64_t t;
-    uint64_t live;
-    size_t member, order; /* member: index into the group; order: within its series */
-};
-
-static int cmp_merge_pt(const void *x, const void *y) {
-    const struct merge_pt *a = x, *b = y;
-    if (a->t != b->t) return a->t < b->t ? -1 : 1;
-    if (a->member != b->member) return a->member < b->member ? -1 : 1;
-    return a->order < b->order ? -1 : a->order > b->order;
-}
-
 static int cmp_gpu_proc(const void *x, const void *y) {
     const struct cmt_gpu_proc *a = x, *b = y;
     if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
     return a->proc < b->proc ? -1 : a->proc > b->proc;
 }
 
-/* The simultaneous peak of GPU g: per host, the live series of its processes merged in time (one
- * monotonic clock per host), evaluated after every change; hosts add up. Fills peak_bytes and
- * peak_procs. A process without a series (one dump, or out of memory) counts with its own peak at
- * every moment (an upper bound). Returns 0, or -1 out of memory. */
+/* The simultaneous peak of GPU g (gpumerge.h: per host, the live series of its processes merged
+ * in time; hosts add up). Fills peak_bytes and peak_procs. Returns 0, or -1 out of memory. */
 static int merged_peak(struct cmt_analysis *a, struct cmt_gpu *g) {
-    struct member {
-        size_t proc;
-        const struct cmt_devstate *d;
-        const struct cmt_live_series *s;
-        int done;
-    } *m = NULL;
+    struct cmt_gm gm;
+    if (cmt_gm_build(a, g->uuid, &gm) != 0) return -1;
     size_t nm = 0;
-    for (size_t p = 0; p < a->nprocs; p++) {
-        const struct cmt_replay *r = &a->procs[p].replay;
-        for (size_t i = 0; i < r->ndevs; i++) {
-            char u[48];
-            if (!r->devs[i].peak || !cmt_device_uuid(&r->devs[i], u) || strcmp(u, g->uuid)) continue;
-            struct member *nmv = realloc(m, (nm + 1) * sizeof *m);
-            if (!nmv) goto oom;
-            m = nmv;
-            m[nm] = (struct member){p, &r->devs[i], NULL, 0};
-            if (!a->procs[p].series_lost)
-                for (size_t k = 0; k < a->procs[p].nseries; k++)
-                    if (a->procs[p].series[k].device == r->devs[i].ordinal) m[nm].s = &a->procs[p].series[k];
-            nm++;
-        }
-    }
-    g->peak_bytes = 0;
-    g->npeak_procs = 0;
+    for (size_t h = 0; h < gm.nh; h++)
+        nm += gm.h[h].nm;
     free(g->peak_procs);
+    g->npeak_procs = 0;
     g->peak_procs = calloc(nm + 1, sizeof *g->peak_procs);
-    uint64_t *cur = calloc(nm + 1, sizeof *cur), *best = calloc(nm + 1, sizeof *best);
-    if (!g->peak_procs || !cur || !best) {
-        free(cur);
-        free(best);
-        goto oom;
+    if (!g->peak_procs) {
+        cmt_gm_free(&gm);
+        return -1;
     }
-    for (size_t h = 0; h < nm; h++) { /* one host at a time */
-        if (m[h].done) continue;
-        const char *host = a->procs[m[h].proc].hdr.host;
-        size_t npts = 0;
-        for (size_t k = h; k < nm; k++)
-            if (!m[k].done && !strcmp(a->procs[m[k].proc].hdr.host, host) && m[k].s) npts += m[k].s->n;
-        struct merge_pt *pts = calloc(npts + 1, sizeof *pts);
-        if (!pts) {
-            free(cur);
-            free(best);
-            goto oom;
-        }
-        size_t np = 0;
-        uint64_t sum = 0, peak = 0;
-        for (size_t k = h; k < nm; k++) {
-            if (m[k].done || strcmp(a->procs[m[k].proc].hdr.host, host)) continue;
-            m[k].done = 2; /* in this host's group */
-            cur[k] = m[k].s ? 0 : m[k].d->peak; /* no series: its own peak throughout */
-            sum += cur[k];
-            for (size_t i = 0; m[k].s && i < m[k].s->n; i++)
-                pts[np++] = (struct merge_pt){m[k].s->v[i].t, m[k].s->v[i].live, k, i};
-        }
-        qsort(pts, np, sizeof *pts, cmp_merge_pt);
-        peak = sum;
-        for (size_t k = h; k < nm; k++)
-            if (m[k].done == 2) best[k] = cur[k];
-        for (size_t i = 0; i < np; i++) {
-            sum = sum - cur[pts[i].member] + pts[i].live;
-            cur[pts[i].member] = pts[i].live;
-            if (sum > peak) {
-                peak = sum;
-                for (size_t k = h; k < nm; k++)
-                    if (m[k].done == 2) best[k] = cur[k];
-            }
-        }
-        free(pts);
-        g->peak_bytes += peak;
-        for (size_t k = h; k < nm; k++) {
-            if (m[k].done != 2) continue;
-            m[k].done = 1;
-            if (best[k]) g->peak_procs[g->npeak_procs++] = (struct cmt_gpu_proc){m[k].proc, best[k]};
-        }
-    }
+    g->peak_bytes = cmt_gm_peak(&gm);
+    for (size_t h = 0; h < gm.nh; h++)
+        for (size_t k = 0; k < gm.h[h].nm; k++)
+            if (gm.h[h].peak_live[k])
+                g->peak_procs[g->npeak_procs++] = (struct cmt_gpu_proc){gm.h[h].m[k].proc, gm.h[h].peak_live[k]};
     qsort(g->peak_procs, g->npeak_procs, sizeof *g->peak_procs, cmp_gpu_proc);
-    free(cur);
-    free(best);
-    free(m);
+    cmt_gm_free(&gm);
     return 0;
-oom:
-    free(m);
-    return -1;
 }
 
 static int build_imbalance(struct cmt_analysis *a) {
@@ -406,15 +329,14 @@ static int build_imbalance(struct cmt_analysis *a) {
     return 0;
 }
 
-/* A running process's allocation still live: live now, not leaked (the device figures too). */
-static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
-    struct cmt_replay *r = &p->replay;
-    p->live_now_bytes += l->bytes;
-    p->live_now_allocations += l->allocations;
+/* Leak l of replay r is no leak after all (live now in a running process, or held by a caching
+ * allocator): taken out of its device's (or the host's) leaked figures, which the devices table,
+ * the JSON devices[], the GPUs and the ranks show, so that they agree with the leaks list. */
+static void unleak(struct cmt_replay *r, const struct cmt_leak *l) {
     if (l->device < 0) {
         r->host_leaked -= l->bytes <= r->host_leaked ? l->bytes : r->host_leaked;
-        r->host_leaked_allocations -= l->allocations <= r->host_leaked_allocations ? l->allocations
-                                                                                    : r->host_leaked_allocations;
+        r->host_leaked_allocations -=
+            l->allocations <= r->host_leaked_allocations ? l->allocations : r->host_leaked_allocations;
         return;
     }
     for (size_t k = 0; k < r->ndevs; k++) {
@@ -423,6 +345,13 @@ static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
         d->leaked_bytes -= l->bytes <= d->leaked_bytes ? l->bytes : d->leaked_bytes;
         d->leaked_allocations -= l->allocations <= d->leaked_allocations ? l->allocations : d->leaked_allocations;
     }
+}
+
+/* A running process's allocation still live: live now, not leaked (the device figures too). */
+static void live_now(struct cmt_process *p, const struct cmt_leak *l) {
+    p->live_now_bytes += l->bytes;
+    p->live_now_allocations += l->allocations;
+    unleak(&p->replay, l);
 }
 
 /* The analysis' observer when several dumps load: records every GPU live change of the process
@@ -495,7 +424,7 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     p->replay.observer = opts->observer;
     p->replay.observer_arg = opts->observer_arg;
     p->replay.observer_id = i;
-    if (a->nprocs > 1) { /* record the GPU series, for the simultaneous peaks */
+    if (a->nprocs > 1 || opts->gpu_series) { /* record the GPU series, for the simultaneous peaks */
         p->fwd = opts;
         p->replay.observer = series_observe;
         p->replay.observer_arg = p;
@@ -724,9 +653,9 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             a->anomalies[k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
-        a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_TABLE_FULL] + p->hdr.counters[CMT_CTR_CTX_TABLE_FULL] +
-                                           p->hdr.counters[CMT_CTR_POOL_TABLE_FULL] +
-                                           p->hdr.counters[CMT_CTR_VMM_UNDO_FULL];
+        a->anomalies[CMT_AN_TABLE_FULL] +=
+            p->hdr.counters[CMT_CTR_TABLE_FULL] + p->hdr.counters[CMT_CTR_CTX_TABLE_FULL] +
+            p->hdr.counters[CMT_CTR_POOL_TABLE_FULL] + p->hdr.counters[CMT_CTR_VMM_UNDO_FULL];
         uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
         a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
         a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;
@@ -763,9 +692,9 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             }
             char ubuf[48];
             if (cmt_replay_uuid(r, l->device, ubuf)) rl->uuid = strdup(ubuf);
-            rl->allocator =
-                cmt_caching_match(a->opts.caching, &a->builtin_caching, rl->stack.frames, rl->stack.n);
-            if (rl->allocator) {
+            rl->allocator = cmt_caching_match(a->opts.caching, &a->builtin_caching, rl->stack.frames, rl->stack.n);
+            if (rl->allocator) { /* the allocator's cache: not leaked, in no leak figure */
+                unleak(&a->procs[i].replay, l);
                 a->cached[a->ncached++] = *rl;
                 memset(rl, 0, sizeof *rl);
                 a->cached_bytes += l->bytes;

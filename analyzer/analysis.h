@@ -40,6 +40,9 @@ struct cmt_report_opts {
     /* a progress line (dumps read, events replayed, rate) goes here, rewritten in place, once the
      * load has taken more than a second; NULL: none (the CLI sets it to a terminal's stderr) */
     FILE *progress;
+    /* record every process's GPU series (cmt_process.series) even when one dump loads: several
+     * dumps always record them (the simultaneous peak); timeline's per-GPU track wants them too */
+    int gpu_series;
 };
 
 struct cmt_live_point { /* a GPU's live bytes in one process from time t (dump clock) */
@@ -61,8 +64,8 @@ struct cmt_process {
     const char *exit;           /* "clean" | "exit-immediate" | "exec" | "died" | "running" */
     int running;                /* still running on this host (running.h): its live memory is live now */
     uint64_t live_now_bytes, live_now_allocations; /* running: what is live, not leaked */
-    /* live bytes over time per GPU (several dumps only: they make the simultaneous peak of a GPU
-     * shared by processes of one host, whose monotonic clock they share) */
+    /* live bytes over time per GPU (several dumps, or gpu_series: they make the simultaneous peak
+     * of a GPU shared by processes of one host, whose monotonic clock they share; gpumerge.h) */
     struct cmt_live_series *series;
     size_t nseries;
     const struct cmt_report_opts *fwd; /* while loading: the caller's observer */
@@ -87,16 +90,16 @@ struct cmt_rleak {
 };
 
 struct cmt_gpu_proc { /* a process live on a GPU at its peak */
-    size_t proc; /* index into procs */
+    size_t proc;      /* index into procs */
     uint64_t bytes;
 };
 
 struct cmt_gpu { /* one physical GPU, merged over processes by uuid */
     char uuid[48];
     char name[256], pci[64];
-    uint64_t peak_bytes; /* the most bytes live on it at one moment: the processes of a host merged in
-                            time (their shared monotonic clock); processes on different hosts cannot
-                            share a GPU, so their peaks add up */
+    uint64_t peak_bytes;             /* the most bytes live on it at one moment: the processes of a host merged in
+                                        time (their shared monotonic clock); processes on different hosts cannot
+                                        share a GPU, so their peaks add up */
     struct cmt_gpu_proc *peak_procs; /* the processes live at that moment, bytes desc */
     size_t npeak_procs;
     uint64_t leaked_bytes;
@@ -143,7 +146,7 @@ struct cmt_analysis {
     char verdict[512];
     struct cmt_peak *peaks; /* in process, then ordinal order */
     size_t npeaks;
-    struct cmt_ranks *ranks; /* per-rank view of a job (ranks.h) */
+    struct cmt_ranks *ranks;           /* per-rank view of a job (ranks.h) */
     struct cmt_imported_row *imported; /* in process, then first-import order */
     size_t nimported;
     uint64_t anomalies[CMT_AN_COUNT];

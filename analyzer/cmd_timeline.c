@@ -3,10 +3,13 @@
  * bytes over time, one row per change (and per OOM and marker), streamed from the replay's observer
  * (timeline.h) while the dumps are read, written by render_timeline.c.
  *   text       a compact table (seconds since the process start, human sizes)
- *   --csv      time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label (numbers
- *              only in the numeric columns; README.md's table says what each holds)
+ *   --csv      time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,
+ *              gpu_live_bytes (numbers only in the numeric columns; README.md's table says what each
+ *              holds; gpu_live_bytes, the GPU's total over its processes, needs a first load of
+ *              several dumps: gpumerge.h)
  *   --perfetto Chrome trace event JSON (Perfetto UI, chrome://tracing): a counter track ("ph":"C")
- *              per GPU of each process, NVTX ranges as slices ("ph":"B"/"E"), instant events
+ *              per GPU of each process and one per physical GPU (every process of a host), NVTX ranges as slices
+ * ("ph":"B"/"E"), instant events
  *              ("ph":"i") for OOMs and marks, process and thread names ("ph":"M"); ts in
  *              microseconds since the earliest process start.
  *   --follow   dumps being written (live.h, follow-mode reads): rows as records arrive, until every
@@ -34,10 +37,12 @@ static const char timeline_help[] =
     "       cumemtrack timeline --follow [--csv] [--interval SECONDS] [-o FILE] DUMP|DIR...\n"
     "Live device memory over time: one row per change of a device's live bytes, per OOM and per\n"
     "marker (cmt_mark), for every process (a DIR means every *.cmt* file in it).\n"
-    "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n"
-    "               (numeric columns hold numbers only; see the man page cumemtrack(1))\n"
+    "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,\n"
+    "               gpu_live_bytes (the GPU's live bytes summed over the processes of the host after\n"
+    "               the change); numeric columns hold numbers only; see the man page cumemtrack(1)\n"
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
-    "               track per GPU and process, NVTX ranges as slices, OOMs and marks as instants; each\n"
+    "               track per GPU and process and one per physical GPU (all its processes), NVTX\n"
+    "               ranges as slices, OOMs and marks as instants; each\n"
     "               allocation and free is also an instant (cat \"stack\") whose args.stack lists\n"
     "               its frames (Python frames included), as OOMs do\n"
     "  -o FILE      write to FILE instead of stdout\n"
@@ -47,7 +52,8 @@ static const char timeline_help[] =
     "  --interval SECONDS  with --follow: one CSV row per GPU per interval instead of one per event:\n"
     "               timestamp, uuid, pci.bus_id, memory.used [MiB], memory.total [MiB], live_bytes,\n"
     "               total_bytes, processes (the shape of nvidia-smi --format=csv -l)\n"
-    "Without --csv or --perfetto: a compact text table.\n"
+    "Without --csv or --perfetto: a compact text table, then each GPU's peak (all its processes\n"
+    "at one moment).\n"
     "exit: 0 ok, 2 usage, 3 unreadable or corrupt input\n";
 
 /* ---- --follow ---- */
@@ -117,6 +123,7 @@ static int follow_timeline(int fmt, double interval, const char *out, char **arg
         uint64_t *tpid = calloc(FOLLOW_MAX_PROCS, sizeof *tpid);
         w = tpid ? cmt_tl_writer_new(fmt, f, &F->a, 0, tpid, FOLLOW_MAX_PROCS) : NULL;
         free(tpid);
+        if (w) cmt_tl_writer_gpu_totals(w, NULL, 1);
         cmt_tl_init(&F->tl, &F->a, 0);
         F->tl.row = cmt_tl_write_row;
         F->tl.row_arg = w;
@@ -167,14 +174,10 @@ static int follow_timeline(int fmt, double interval, const char *out, char **arg
 
 int cmt_cmd_timeline(int argc, char **argv) {
     static const struct option opts[] = {
-        {"csv", no_argument, 0, 'c'},
-        {"perfetto", no_argument, 0, 'p'},
-        {"quiet", no_argument, 0, 'q'},
-        {"output", required_argument, 0, 'o'},
-        {"follow", no_argument, 0, 'f'},
-        {"interval", required_argument, 0, 'i'},
-        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"csv", no_argument, 0, 'c'},    {"perfetto", no_argument, 0, 'p'},
+        {"quiet", no_argument, 0, 'q'},  {"output", required_argument, 0, 'o'},
+        {"follow", no_argument, 0, 'f'}, {"interval", required_argument, 0, 'i'},
+        {"help", no_argument, 0, 'h'},   {0, 0, 0, 0},
     };
     int fmt = CMT_TL_TEXT, c, quiet = 0, follow = 0;
     double interval = 0;
@@ -273,6 +276,18 @@ int cmt_cmd_timeline(int argc, char **argv) {
         cmt_free_paths(paths, npaths);
         return 3;
     }
+    /* CSV's gpu_live_bytes: a row's GPU total needs every process's series first (rows stream out
+     * process after process), so several dumps are loaded twice: first for the merged series */
+    int grc = 0;
+    if (fmt == CMT_TL_CSV && npaths > 1) {
+        struct cmt_analysis pre;
+        struct cmt_report_opts po = {0};
+        po.no_symbols = 1;
+        cmt_cli_progress(&po, quiet);
+        if (cmt_analysis_load(&pre, &po, paths, npaths) == 0) grc = cmt_tl_writer_gpu_totals(w, &pre, 0);
+        cmt_analysis_free(&pre);
+    } else if (fmt == CMT_TL_CSV)
+        grc = cmt_tl_writer_gpu_totals(w, NULL, 0);
     struct cmt_tl tl;
     cmt_tl_init(&tl, &a, 0);
     tl.row = cmt_tl_write_row;
@@ -282,14 +297,15 @@ int cmt_cmd_timeline(int argc, char **argv) {
     ro.observer = cmt_tl_observe;
     ro.observer_begin = cmt_tl_begin;
     ro.observer_arg = &tl;
-    ro.observe_in_order = 1; /* rows stream out in record order, process after process */
+    ro.observe_in_order = 1;                /* rows stream out in record order, process after process */
+    ro.gpu_series = fmt == CMT_TL_PERFETTO; /* its per-GPU tracks, one dump too */
     cmt_cli_progress(&ro, quiet);
     int rc = cmt_analysis_load(&a, &ro, paths, npaths);
     int wrc = cmt_tl_writer_end(w, !rc);
     cmt_report_unreadable(&a);
     if (rc)
         cmt_msg("%s", a.err);
-    else if (cmt_tl_finish(&tl) != 0 || wrc != 0) {
+    else if (cmt_tl_finish(&tl) != 0 || wrc != 0 || grc != 0) {
         cmt_msg("out of memory while building the timeline");
         rc = 3;
     }

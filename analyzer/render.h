@@ -29,6 +29,11 @@ struct cmt_tl_writer;
 struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a, int64_t base_real,
                                         const uint64_t *trace_pids, size_t nprocs);
 void cmt_tl_write_row(void *writer, const struct cmt_tl_row *row);
+/* The CSV's gpu_live_bytes (the GPU's live bytes, every process of the host, after a row's change):
+ * pre: an analysis of the same dumps loaded first (its series merged, gpumerge.h); NULL: one dump
+ * (a row's own live bytes), or with arrival (--follow) the rows so far as they arrive. Without this
+ * call the column stays empty. 0, -1 out of memory. */
+int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *w, const struct cmt_analysis *pre, int arrival);
 int cmt_tl_writer_end(struct cmt_tl_writer *w, int loaded);
 void cmt_tl_writer_free(struct cmt_tl_writer *w);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "gpumerge.h"
 #include "json.h"
 #include "render.h"
 
@@ -113,6 +114,44 @@ static int cmp_pt(const void *x, const void *y) {
     return a->t < b->t ? -1 : a->t > b->t;
 }
 
+/* "pts": flat [t, bytes, stack, stack_bytes, ...] in time order, each bucket's min, max and last
+ * (a bucket's max is always kept: peaks survive the downsampling), then the last value at end
+ * (times of s: since proc's start). */
+static void write_pts(struct cmt_json *j, struct cmt_analysis *a, size_t nbuckets, const struct cmt_tl_series *s,
+                      struct stab *st, int64_t base, size_t proc, int64_t end) {
+    cmt_json_array(j, "pts");
+    int64_t lastt = -1;
+    uint64_t lastv = 0;
+    for (size_t i = 0; i < nbuckets; i++) {
+        const struct cmt_tl_bucket *b = &s->b[i];
+        if (!b->has) continue;
+        struct pt v[3] = {{b->tmin, b->min}, {b->tmax, b->max}, {b->tlast, b->last}};
+        qsort(v, 3, sizeof *v, cmp_pt);
+        long sr = stab_get(st, proc, b->top_stack);
+        for (int k = 0; k < 3; k++) {
+            /* points at the same time are all kept (a coarse clock gives many): only exact
+             * repeats go, so the bucket's max is always drawn */
+            if (v[k].t == lastt && v[k].v == lastv) continue;
+            lastt = v[k].t;
+            lastv = v[k].v;
+            cmt_json_i64(j, NULL, rel(a, proc, v[k].t, base));
+            cmt_json_u64(j, NULL, v[k].v);
+            if (sr < 0)
+                cmt_json_i64(j, NULL, -1);
+            else
+                cmt_json_i64(j, NULL, sr);
+            cmt_json_u64(j, NULL, b->top_bytes);
+        }
+    }
+    if (end > s->tlast) { /* to the end of the process */
+        cmt_json_i64(j, NULL, rel(a, proc, end, base));
+        cmt_json_u64(j, NULL, s->last);
+        cmt_json_i64(j, NULL, -1);
+        cmt_json_u64(j, NULL, 0);
+    }
+    cmt_json_array_end(j);
+}
+
 static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl,
                          const struct cmt_tl_series *s, struct stab *st, int64_t base) {
     const struct cmt_process *p = &a->procs[s->proc];
@@ -123,41 +162,56 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
     cmt_json_i64(j, "peak_t", rel(a, s->proc, s->peak_t, base));
     json_stack_ref(j, "peak_stack", stab_get(st, s->proc, s->peak_top_stack));
     cmt_json_u64(j, "peak_stack_bytes", s->peak_top_bytes);
-    /* flat [t, bytes, stack, stack_bytes, ...] in time order */
-    cmt_json_array(j, "pts");
-    int64_t lastt = -1;
-    uint64_t lastv = 0;
-    for (size_t i = 0; i < tl->nbuckets; i++) {
-        const struct cmt_tl_bucket *b = &s->b[i];
-        if (!b->has) continue;
-        struct pt v[3] = {{b->tmin, b->min}, {b->tmax, b->max}, {b->tlast, b->last}};
-        qsort(v, 3, sizeof *v, cmp_pt);
-        long sr = stab_get(st, s->proc, b->top_stack);
-        for (int k = 0; k < 3; k++) {
-            /* points at the same time are all kept (a coarse clock gives many): only exact
-             * repeats go, so the bucket's max is always drawn */
-            if (v[k].t == lastt && v[k].v == lastv) continue;
-            lastt = v[k].t;
-            lastv = v[k].v;
-            cmt_json_i64(j, NULL, rel(a, s->proc, v[k].t, base));
-            cmt_json_u64(j, NULL, v[k].v);
-            if (sr < 0)
-                cmt_json_i64(j, NULL, -1);
-            else
-                cmt_json_i64(j, NULL, sr);
-            cmt_json_u64(j, NULL, b->top_bytes);
+    write_pts(j, a, tl->nbuckets, s, st, base, s->proc, p->replay.last_time - p->hdr.start_clock_ns);
+    cmt_json_object_end(j);
+}
+
+/* "merged": per host, the GPU's live bytes summed over its processes (gpumerge.h), downsampled like
+ * a process's series; its peak (the hosts' peaks add up to imbalance.gpus[].peak_bytes) and the
+ * processes live then. Times since the host's first process start. */
+static int write_merged(struct cmt_json *j, struct cmt_analysis *a, size_t nbuckets, const char *uuid, struct stab *st,
+                        int64_t base) {
+    struct cmt_gm gm;
+    if (cmt_gm_build(a, uuid, &gm) != 0) return -1;
+    cmt_json_array(j, "merged");
+    for (size_t h = 0; h < gm.nh; h++) {
+        const struct cmt_gm_host *H = &gm.h[h];
+        size_t ref = H->m[H->t0_member].proc;
+        struct cmt_tl_series ms;
+        if (cmt_tl_series_init(&ms, nbuckets) != 0) {
+            cmt_gm_free(&gm);
+            return -1;
         }
-    }
-    /* to the end of the process */
-    int64_t end = p->replay.last_time - p->hdr.start_clock_ns;
-    if (end > s->tlast) {
-        cmt_json_i64(j, NULL, rel(a, s->proc, end, base));
-        cmt_json_u64(j, NULL, s->last);
-        cmt_json_i64(j, NULL, -1);
-        cmt_json_u64(j, NULL, 0);
+        cmt_tl_bucket_put(&ms, cmt_tl_bucket_at(&ms, nbuckets, 0), 0, H->base, 0, 0);
+        for (size_t i = 0; i < H->n; i++) {
+            int64_t t = H->v[i].t - H->t0;
+            cmt_tl_bucket_put(&ms, cmt_tl_bucket_at(&ms, nbuckets, t), t, H->v[i].total, 0, 0);
+        }
+        int64_t end = 0;
+        for (size_t k = 0; k < H->nm; k++) {
+            int64_t e = a->procs[H->m[k].proc].replay.last_time - H->t0;
+            if (e > end) end = e;
+        }
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "host", H->host);
+        cmt_json_u64(j, "peak", H->peak);
+        cmt_json_i64(j, "peak_t", rel(a, ref, H->peak_at == (size_t)-1 ? 0 : H->v[H->peak_at].t - H->t0, base));
+        cmt_json_array(j, "peak_procs"); /* [proc, bytes] of each process live at the peak */
+        for (size_t k = 0; k < H->nm; k++) {
+            if (!H->peak_live[k]) continue;
+            cmt_json_array(j, NULL);
+            cmt_json_u64(j, NULL, H->m[k].proc);
+            cmt_json_u64(j, NULL, H->peak_live[k]);
+            cmt_json_array_end(j);
+        }
+        cmt_json_array_end(j);
+        write_pts(j, a, nbuckets, &ms, st, base, ref, end);
+        cmt_json_object_end(j);
+        free(ms.b);
     }
     cmt_json_array_end(j);
-    cmt_json_object_end(j);
+    cmt_gm_free(&gm);
+    return 0;
 }
 
 static void write_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
@@ -284,7 +338,8 @@ static void write_growth(struct cmt_json *j, struct cmt_analysis *a, struct stab
     cmt_json_array_end(j);
 }
 
-static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl, size_t top) {
+static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl, size_t top) {
+    int rc = 0;
     struct stab st = {0};
     st.a = a;
     char u[64];
@@ -364,15 +419,19 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
         }
         cmt_json_array_end(j);
         cmt_json_array(j, "series");
+        size_t nser = 0;
         for (size_t k = s0; k < tl->nseries; k++) {
             char k2[64];
             if (done[k]) continue;
             uuid_of(&a->procs[tl->series[k].proc].replay, tl->series[k].device, k2, sizeof k2);
             if (strcmp(k2, key) || (!has_uuid && k != s0)) continue;
             done[k] = 1;
+            nser++;
             write_series(j, a, tl, &tl->series[k], &st, base);
         }
         cmt_json_array_end(j);
+        /* several processes on it: their total at each moment, the chart's GPU line and peak */
+        if (has_uuid && nser > 1 && write_merged(j, a, tl->nbuckets, key, &st, base) != 0) rc = -1;
         cmt_json_array(j, "ooms");
         for (size_t m = 0; m < tl->nmarks; m++) {
             const struct cmt_tl_mark *mk = &tl->marks[m];
@@ -489,6 +548,7 @@ static void write_data(struct cmt_json *j, struct cmt_analysis *a, const struct 
     cmt_json_array_end(j);
     cmt_json_object_end(j);
     stab_free(&st);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- page */
@@ -529,9 +589,9 @@ int cmt_render_html(struct cmt_analysis *a, const struct cmt_tl *tl, size_t top,
     if (!m) return 3;
     struct cmt_json j;
     cmt_json_init(&j, m, 0);
-    write_data(&j, a, tl, top ? top : 10);
+    int drc = write_data(&j, a, tl, top ? top : 10);
     cmt_json_finish(&j);
-    if (fclose(m) != 0) {
+    if (fclose(m) != 0 || drc != 0) {
         free(buf);
         return 3;
     }

@@ -5,8 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpumerge.h"
 #include "render.h"
 #include "timeline.h"
+
+/* One (dump, device) of a GPU shared on its host: the GPU's merged total after each of the
+ * device's live changes, in the order the rows tell them (gpumerge.h, from a first load). */
+struct gpu_track {
+    size_t input;   /* the dump's input index (rows name processes by it while loading) */
+    int64_t device; /* the ordinal the process saw */
+    uint64_t *total;
+    size_t n, next;
+    char uuid[48]; /* --follow only: the GPU */
+};
 
 struct cmt_tl_writer {
     int fmt;
@@ -21,7 +32,14 @@ struct cmt_tl_writer {
     uint64_t *tracks; /* range tracks named: proc << 32 | writer */
     size_t ntracks, captracks;
     int out_of_memory; /* some metadata could not be written */
+    int gpu_totals;    /* CSV gpu_live_bytes: 0 unknown (empty), 1 a row's own live bytes, 2 tracks, 3 the
+                          rows so far (--follow: records as they arrive) */
+    struct gpu_track *tracks_gpu;
+    size_t ngt, capgt;
 };
+
+/* Perfetto pids of the per-GPU tracks: above any process's trace pid */
+#define GPU_TRACK_PID 1073741824u
 
 static void csv_field(FILE *f, const char *s, size_t n) {
     int q = 0;
@@ -140,6 +158,85 @@ static void perfetto_meta(struct cmt_tl_writer *o, size_t proc, const struct cmt
     meta_event(o, proc, "thread_name", "CUDA memory events", 0);
 }
 
+/* --follow: the rows come as the processes write them, so the GPU's total is the sum of the
+ * latest live bytes of every (process, device) of its host seen so far. tracks_gpu[].n holds a
+ * (process, device)'s latest live bytes there. */
+static int arrival_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
+    if (!row->uuid) return 1;
+    struct gpu_track *me = NULL;
+    for (size_t i = 0; i < o->ngt && !me; i++)
+        if (o->tracks_gpu[i].input == row->proc && o->tracks_gpu[i].device == row->device) me = &o->tracks_gpu[i];
+    if (!me) {
+        if (cmt_grow((void **)&o->tracks_gpu, &o->capgt, o->ngt + 1, sizeof *o->tracks_gpu) != 0) {
+            o->out_of_memory = 1;
+            return 0;
+        }
+        me = &o->tracks_gpu[o->ngt++];
+        *me = (struct gpu_track){row->proc, row->device, NULL, 0, 0, ""};
+        snprintf(me->uuid, sizeof me->uuid, "%s", row->uuid);
+    }
+    me->n = row->live;
+    *total = 0;
+    const char *host = o->a->procs[row->proc].hdr.host;
+    for (size_t i = 0; i < o->ngt; i++) {
+        const struct gpu_track *t = &o->tracks_gpu[i];
+        if (!strcmp(t->uuid, me->uuid) && !strcmp(o->a->procs[t->input].hdr.host, host)) *total += t->n;
+    }
+    return 1;
+}
+
+/* The GPU's live bytes on the row's host after a live change (every process using it): 1 and
+ * *total, or 0 when unknown (no live change, or --follow). */
+static int gpu_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
+    if (!row->live_change || row->device < 0 || !o->gpu_totals) return 0;
+    *total = row->live; /* a GPU no other process shares (or one without a UUID) */
+    if (o->gpu_totals == 3) return arrival_total(o, row, total);
+    for (size_t i = 0; o->gpu_totals == 2 && i < o->ngt; i++) {
+        struct gpu_track *g = &o->tracks_gpu[i];
+        if (g->input != row->proc || g->device != row->device) continue;
+        if (g->next < g->n) *total = g->total[g->next++];
+        break;
+    }
+    return 1;
+}
+
+int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *o, const struct cmt_analysis *pre, int arrival) {
+    o->gpu_totals = arrival ? 3 : 1;
+    if (!pre) return 0;
+    o->gpu_totals = 2;
+    for (size_t g = 0; g < pre->ngpus; g++) {
+        struct cmt_gm gm;
+        if (cmt_gm_build(pre, pre->gpus[g].uuid, &gm) != 0) return -1;
+        for (size_t h = 0; h < gm.nh; h++) {
+            const struct cmt_gm_host *H = &gm.h[h];
+            size_t first = o->ngt;
+            struct gpu_track *nt = realloc(o->tracks_gpu, (o->ngt + H->nm + 1) * sizeof *nt);
+            if (!nt) {
+                cmt_gm_free(&gm);
+                return -1;
+            }
+            o->tracks_gpu = nt;
+            for (size_t k = 0; k < H->nm; k++) {
+                struct gpu_track *t = &nt[o->ngt];
+                *t = (struct gpu_track){pre->procs[H->m[k].proc].input, H->m[k].device, NULL, H->m[k].npoints, 0, ""};
+                t->total = calloc(t->n + 1, sizeof *t->total);
+                if (!t->total) {
+                    cmt_gm_free(&gm);
+                    return -1;
+                }
+                o->ngt++;
+            }
+            for (size_t i = 0; i < H->n; i++) {
+                const struct cmt_gm_point *pt = &H->v[i];
+                struct gpu_track *t = &o->tracks_gpu[first + pt->member];
+                if (pt->order < t->n) t->total[pt->order] = pt->total;
+            }
+        }
+        cmt_gm_free(&gm);
+    }
+    return 0;
+}
+
 void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
     struct cmt_tl_writer *o = arg;
     const struct cmt_process *p = &o->a->procs[row->proc];
@@ -163,6 +260,9 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         fputc(',', o->f);
         if (row->event[0] == 'm' || row->event[0] == 'r')
             csv_field(o->f, row->label ? row->label : "", row->label ? row->label_len : 0);
+        fputc(',', o->f);
+        uint64_t total;
+        if (gpu_total(o, row, &total)) fprintf(o->f, "%llu", (unsigned long long)total);
         fputc('\n', o->f);
     } else if (o->fmt == CMT_TL_TEXT) {
         char dev[24];
@@ -249,7 +349,7 @@ struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a
     o->a = a;
     o->base_real = base_real;
     if (fmt == CMT_TL_CSV)
-        fprintf(f, "time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label\n");
+        fprintf(f, "time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,gpu_live_bytes\n");
     else if (fmt == CMT_TL_TEXT)
         fprintf(f, "%12s  %-7s %-3s %-40s %10s  %s\n", "TIME(s)", "PID", "DEV", "UUID", "LIVE", "EVENT");
     else {
@@ -261,15 +361,91 @@ struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a
     return o;
 }
 
+/* A counter track per physical GPU and host: its live bytes summed over every process of the host
+ * at each moment (gpumerge.h), beside the per-process tracks. */
+static void perfetto_gpu_tracks(struct cmt_tl_writer *o) {
+    const struct cmt_analysis *a = o->a;
+    struct cmt_json *j = &o->j;
+    for (size_t g = 0; g < a->ngpus; g++) {
+        struct cmt_gm gm;
+        if (cmt_gm_build(a, a->gpus[g].uuid, &gm) != 0) {
+            o->out_of_memory = 1;
+            return;
+        }
+        for (size_t h = 0; h < gm.nh; h++) {
+            const struct cmt_gm_host *H = &gm.h[h];
+            uint64_t pid = GPU_TRACK_PID + g * 1024 + h;
+            char name[512], cname[128];
+            snprintf(name, sizeof name, "GPU %s on %s: all processes (%zu)", a->gpus[g].uuid,
+                     H->host[0] ? H->host : "?", H->nm);
+            snprintf(cname, sizeof cname, "GPU total %s", a->gpus[g].uuid);
+            for (int m = 0; m < 2; m++) {
+                cmt_json_object(j, NULL);
+                cmt_json_str(j, "name", m ? "process_sort_index" : "process_name");
+                cmt_json_str(j, "ph", "M");
+                cmt_json_u64(j, "ts", 0);
+                cmt_json_u64(j, "pid", pid);
+                cmt_json_u64(j, "tid", 0);
+                cmt_json_object(j, "args");
+                if (m)
+                    cmt_json_i64(j, "sort_index", -1000 + (int64_t)(g * 16 + h));
+                else
+                    cmt_json_str(j, "name", name);
+                cmt_json_object_end(j);
+                cmt_json_object_end(j);
+            }
+            for (size_t i = 0; i <= H->n; i++) { /* the start (members without a series), then each change */
+                const struct cmt_process *p = &a->procs[H->m[i ? H->v[i - 1].member : H->t0_member].proc];
+                int64_t t = i ? H->v[i - 1].t : H->t0;
+                cmt_json_object(j, NULL);
+                cmt_json_str(j, "name", cname);
+                cmt_json_str(j, "cat", "gpu");
+                cmt_json_str(j, "ph", "C");
+                cmt_json_i64(j, "ts", (p->hdr.start_realtime_ns - o->base_real + t - p->hdr.start_clock_ns) / 1000);
+                cmt_json_u64(j, "pid", pid);
+                cmt_json_u64(j, "tid", 0);
+                cmt_json_object(j, "args");
+                cmt_json_u64(j, "live_bytes", i ? H->v[i - 1].total : H->base);
+                cmt_json_object_end(j);
+                cmt_json_object_end(j);
+            }
+        }
+        cmt_gm_free(&gm);
+    }
+}
+
+/* The text table's trailer: each GPU's peak, all its processes at one moment (the JSON report's
+ * imbalance.gpus[].peak_bytes, with the processes live then). */
+static void text_gpu_peaks(struct cmt_tl_writer *o) {
+    const struct cmt_analysis *a = o->a;
+    char b[32];
+    if (!a->ngpus) return;
+    fprintf(o->f, "\nGPU PEAKS (every process of a host at one moment; hosts add up)\n");
+    for (size_t g = 0; g < a->ngpus; g++) {
+        const struct cmt_gpu *G = &a->gpus[g];
+        fprintf(o->f, "%-40s %10s ", G->uuid, cmt_human_size(G->peak_bytes, b, sizeof b));
+        for (size_t k = 0; k < G->npeak_procs; k++) {
+            const struct cmt_process *p = &a->procs[G->peak_procs[k].proc];
+            fprintf(o->f, "%spid %u", k ? ", " : " ", p->hdr.pid);
+            if (p->hdr.host[0]) fprintf(o->f, "@%s", p->hdr.host);
+            fprintf(o->f, " %s", cmt_human_size(G->peak_procs[k].bytes, b, sizeof b));
+        }
+        fputc('\n', o->f);
+    }
+}
+
 int cmt_tl_writer_end(struct cmt_tl_writer *o, int loaded) {
     if (o->fmt == CMT_TL_PERFETTO) {
         for (size_t i = 0; i < o->a->nprocs; i++) /* processes without a row (unreadable ones left out) */
             perfetto_meta(o, o->a->procs[i].input, &o->a->procs[i]);
+        if (loaded) perfetto_gpu_tracks(o);
         cmt_json_array_end(&o->j);
         cmt_json_object_end(&o->j);
         cmt_json_finish(&o->j);
     } else if (o->fmt == CMT_TL_TEXT && loaded && !o->rows)
         fprintf(o->f, "(no device memory recorded)\n");
+    else if (o->fmt == CMT_TL_TEXT && loaded)
+        text_gpu_peaks(o);
     return o->out_of_memory ? -1 : 0;
 }
 
@@ -277,6 +453,9 @@ void cmt_tl_writer_free(struct cmt_tl_writer *o) {
     if (!o) return;
     free(o->named);
     free(o->tracks);
+    for (size_t i = 0; i < o->ngt; i++)
+        free(o->tracks_gpu[i].total);
+    free(o->tracks_gpu);
     free(o->tpid);
     free(o);
 }

@@ -85,6 +85,13 @@ static void top_of(const struct cmt_replay *r, struct tl_dev *d) {
     d->dirty = 0;
 }
 
+int cmt_tl_series_init(struct cmt_tl_series *s, size_t nbuckets) {
+    memset(s, 0, sizeof *s);
+    s->b = calloc(nbuckets ? nbuckets : 1, sizeof *s->b);
+    s->width = 1000000; /* 1 ms to start with */
+    return s->b ? 0 : -1;
+}
+
 static struct cmt_tl_series *series_of(struct cmt_tl *tl, struct cmt_tl_proc *p, size_t proc, struct tl_dev *d) {
     if (d->series != (size_t)-1) return &p->series[d->series];
     if (cmt_grow((void **)&p->series, &p->capseries, p->nseries + 1, sizeof *p->series) != 0) {
@@ -92,15 +99,12 @@ static struct cmt_tl_series *series_of(struct cmt_tl *tl, struct cmt_tl_proc *p,
         return NULL;
     }
     struct cmt_tl_series *s = &p->series[p->nseries];
-    memset(s, 0, sizeof *s);
-    s->b = calloc(tl->nbuckets, sizeof *s->b);
-    if (!s->b) {
+    if (cmt_tl_series_init(s, tl->nbuckets) != 0) {
         p->out_of_memory = 1;
         return NULL;
     }
     s->proc = proc;
     s->device = d->device;
-    s->width = 1000000; /* 1 ms to start with */
     d->series = p->nseries++;
     return s;
 }
@@ -126,10 +130,8 @@ static void merge_bucket(struct cmt_tl_bucket *o, const struct cmt_tl_bucket *a,
     o->tlast = b->tlast;
 }
 
-static void series_point(struct cmt_tl *tl, const struct cmt_replay *r, struct tl_dev *d, struct cmt_tl_series *s,
-                         int64_t t, uint64_t v) {
+struct cmt_tl_bucket *cmt_tl_bucket_at(struct cmt_tl_series *s, size_t nb, int64_t t) {
     if (t < 0) t = 0;
-    size_t nb = tl->nbuckets;
     while ((uint64_t)(t / s->width) >= nb) {
         for (size_t i = 0; i < nb / 2; i++) {
             struct cmt_tl_bucket m;
@@ -139,10 +141,14 @@ static void series_point(struct cmt_tl *tl, const struct cmt_replay *r, struct t
         memset(s->b + nb / 2, 0, (nb - nb / 2) * sizeof *s->b);
         s->width *= 2;
     }
-    struct cmt_tl_bucket *b = &s->b[t / s->width];
-    if (!b->has || v > b->max || v > s->peak) top_of(r, d);
+    return &s->b[t / s->width];
+}
+
+void cmt_tl_bucket_put(struct cmt_tl_series *s, struct cmt_tl_bucket *b, int64_t t, uint64_t v, uint64_t top_stack,
+                       uint64_t top_bytes) {
+    if (t < 0) t = 0;
     if (!b->has) {
-        *b = (struct cmt_tl_bucket){1, v, v, v, t, t, t, d->top_stack, d->top_bytes};
+        *b = (struct cmt_tl_bucket){1, v, v, v, t, t, t, top_stack, top_bytes};
     } else {
         if (v < b->min) {
             b->min = v;
@@ -151,8 +157,8 @@ static void series_point(struct cmt_tl *tl, const struct cmt_replay *r, struct t
         if (v > b->max) {
             b->max = v;
             b->tmax = t;
-            b->top_stack = d->top_stack;
-            b->top_bytes = d->top_bytes;
+            b->top_stack = top_stack;
+            b->top_bytes = top_bytes;
         }
         b->last = v;
         b->tlast = t;
@@ -160,11 +166,18 @@ static void series_point(struct cmt_tl *tl, const struct cmt_replay *r, struct t
     if (v > s->peak) {
         s->peak = v;
         s->peak_t = t;
-        s->peak_top_stack = d->top_stack;
-        s->peak_top_bytes = d->top_bytes;
+        s->peak_top_stack = top_stack;
+        s->peak_top_bytes = top_bytes;
     }
     s->last = v;
     s->tlast = t;
+}
+
+static void series_point(struct cmt_tl *tl, const struct cmt_replay *r, struct tl_dev *d, struct cmt_tl_series *s,
+                         int64_t t, uint64_t v) {
+    struct cmt_tl_bucket *b = cmt_tl_bucket_at(s, tl->nbuckets, t);
+    if (!b->has || v > b->max || v > s->peak) top_of(r, d);
+    cmt_tl_bucket_put(s, b, t, v, d->top_stack, d->top_bytes);
 }
 
 static void add_mark(struct cmt_tl_proc *p, struct cmt_tl_mark m, const char *label, size_t len) {
@@ -198,9 +211,9 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl_proc *p = &tl->pst[pi];
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
-    struct cmt_tl_row row = {pi,      t,      c->device, cmt_device_uuid(c->dev, u),
-                             c->live, NULL,   c->label,  c->label_len,
-                             c->size, c->api, 0,         c->writer, 0};
+    struct cmt_tl_row row = {
+        pi,        t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len, c->size, c->api, 0,
+        c->writer, 0, 0};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
         p->last_stack = c->stack;
@@ -213,6 +226,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.label = NULL;
         row.label_len = 0;
         row.stack = p->last_stack;
+        row.live_change = 1;
         if (tl->row) tl->row(tl->row_arg, &row);
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;
         struct cmt_tl_series *s = d ? series_of(tl, p, pi, d) : NULL;

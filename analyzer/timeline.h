@@ -72,6 +72,8 @@ struct cmt_tl_row {
     int unmatched;   /* range_end: no push of its thread was open (a pop without its push) */
     uint32_t writer; /* marker, range_begin, range_end: the thread (dump stream, from 1) */
     uint64_t stack;  /* alloc/free/retrack/teardown: the allocation's stack; OOM: the request's (0: none) */
+    int live_change; /* alloc/free/retrack/teardown: a change of the device's live bytes (one point of the
+                        process' series of that device, cmt_process.series, in the same order) */
 };
 
 typedef void (*cmt_tl_row_fn)(void *arg, const struct cmt_tl_row *row);
@@ -100,6 +102,14 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
  * the timeline is incomplete). */
 int cmt_tl_finish(struct cmt_tl *tl);
 void cmt_tl_free(struct cmt_tl *tl);
+
+/* A downsampled series of its own (the HTML chart's merged GPU series, gpumerge.h), built like the
+ * per-process ones: init (0, -1 out of memory; free s->b), then for each point in time order the
+ * bucket of t (>= 0; widening the buckets as needed) and the value put into it. */
+int cmt_tl_series_init(struct cmt_tl_series *s, size_t nbuckets);
+struct cmt_tl_bucket *cmt_tl_bucket_at(struct cmt_tl_series *s, size_t nbuckets, int64_t t);
+void cmt_tl_bucket_put(struct cmt_tl_series *s, struct cmt_tl_bucket *b, int64_t t, uint64_t v, uint64_t top_stack,
+                       uint64_t top_bytes);
 
 /* Seconds since the process start of t. */
 double cmt_tl_seconds(int64_t t);

@@ -1,6 +1,6 @@
 (function(){'use strict';
 var D=JSON.parse(document.getElementById('cmt-data').textContent);
-(function(){var u=function(x){return x/1e6;};D.gpus.forEach(function(g){g.series.forEach(function(s){s.peak_t=u(s.peak_t);for(var i=0;i<s.pts.length;i+=4)s.pts[i]=u(s.pts[i]);});g.ooms.forEach(function(o){o.t=u(o.t);});});
+(function(){var u=function(x){return x/1e6;};D.gpus.forEach(function(g){g.merged=g.merged||[];g.series.concat(g.merged).forEach(function(s){s.peak_t=u(s.peak_t);for(var i=0;i<s.pts.length;i+=4)s.pts[i]=u(s.pts[i]);});g.ooms.forEach(function(o){o.t=u(o.t);});});
  D.markers.forEach(function(m){m.t=u(m.t);if(m.t_end!==undefined)m.t_end=u(m.t_end);});D.ooms.forEach(function(o){o.t=u(o.t);});D.host_ooms.forEach(function(m){m.t=u(m.t);});D.peaks.forEach(function(p){p.t=u(p.t);});})();
 var NS='http://www.w3.org/2000/svg';
 var COL=['#2563eb','#16a34a','#d97706','#9333ea','#0891b2','#db2777','#65a30d','#7c3aed','#0d9488','#ea580c'];
@@ -24,7 +24,7 @@ card('leaked',hs(S.leaked_bytes),S.leaked_bytes>0);card('leak sites',String(S.le
 card('OOM errors',String(S.ooms),S.ooms>0);card('processes',String(S.processes));card('GPUs',String(D.gpus.length));
 card('anomalies',String(S.anomalies),S.anomalies>0);
 if(S.start_unix_ms){var st=new Date(S.start_unix_ms);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\.\d+Z$/,' UTC');}
-var tmax=0;D.gpus.forEach(function(g){g.series.forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});
+var tmax=0;D.gpus.forEach(function(g){g.series.concat(g.merged).forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});
 D.markers.forEach(function(m){tmax=Math.max(tmax,m.t,m.t_end||0);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;
 var gs=el('section',null,root);el('h2',{text:'Live device memory over time'},gs);
 if(!D.gpus.length)el('p',{'class':'muted',text:'No device memory recorded.'},gs);
@@ -33,7 +33,9 @@ function chart(sec,g,gi){
  var h=el('h3',null,sec);h.textContent=ordl(g)+g.uuid+(g.name?'  \u2014  '+g.name:'')+(g.pci?'  ('+g.pci+')':'');
  var lg=el('div',{'class':'legend'},sec);
  g.series.forEach(function(s,i){var sp=el('span',null,lg);el('i',{style:'background:'+COL[i%COL.length]},sp);sp.appendChild(document.createTextNode(pl(s.proc)+' (device '+s.dev+'), peak '+hs(s.peak)));});
- var sp0=el('span',null,lg);sp0.appendChild(document.createTextNode('GPU peak (sum) '+hs(g.peak)+(g.total?' of '+hs(g.total):'')+', leaked '+hs(g.leaked)));
+ /* several processes: the GPU's line is their total at each moment (per host: hosts add up) */
+ var MG=g.merged;if(MG.length){var sm=el('span',null,lg);el('i',{style:'background:#111827'},sm);sm.appendChild(document.createTextNode('all processes'+(MG.length>1?' (per host)':'')));}
+ var sp0=el('span',null,lg);sp0.appendChild(document.createTextNode('GPU peak'+(MG.length?' (all processes at one moment'+(MG.length>1?'; hosts add up':'')+')':'')+' '+hs(g.peak)+(g.total?' of '+hs(g.total):'')+', leaked '+hs(g.leaked)));
  var box=el('div',{'class':'chart'},sec),W=Math.max(600,(box.clientWidth||1200)),H=230,L=74,R=16,T=22,B=28;
  var mine={};g.series.forEach(function(s){mine[s.proc]=1;});var marks=D.markers.filter(function(m){return mine[m.proc];});
  /* marker labels never overlap: each goes to the first of LANES rows above the plot where it
@@ -44,7 +46,7 @@ function chart(sec,g,gi){
   for(var k=0;k<LANES;k++){if(lanes[k]===undefined||x0>=lanes[k]+GAP){lanes[k]=x1;placed.push({m:o.m,txt:txt,lane:k,x0:x0,x1:x1,nr:nr,x:o.x});nl=Math.max(nl,k+1);return;}}
   hidden++;});
  T=22+12*(nl-1);H+=12*(nl-1);
- var ymax=1;g.series.forEach(function(s){ymax=Math.max(ymax,s.peak);});g.ooms.forEach(function(o){ymax=Math.max(ymax,o.live);});
+ var ymax=1;g.series.concat(MG).forEach(function(s){ymax=Math.max(ymax,s.peak);});g.ooms.forEach(function(o){ymax=Math.max(ymax,o.live);});
  var un=Math.pow(1024,Math.max(0,Math.floor(Math.log(ymax)/Math.log(1024)))),ys=nice(ymax*1.08/un/4)*un;ymax=Math.ceil(ymax*1.08/ys)*ys;var xs=XS;
  var svg=sv('svg',{viewBox:'0 0 '+W+' '+H,height:H,'class':'gpu-chart','data-gpu':g.uuid},box);
  function X(t){return L+(W-L-R)*t/tmax;}function Y(v){return T+(H-T-B)*(1-v/ymax);}
@@ -60,9 +62,17 @@ function chart(sec,g,gi){
  g.series.forEach(function(s,i){var p=s.pts,d='',c=COL[i%COL.length];if(!p.length)return;d='M'+X(p[0]).toFixed(1)+' '+Y(p[1]).toFixed(1);
   for(var j=4;j<p.length;j+=4){d+='H'+X(p[j]).toFixed(1)+'V'+Y(p[j+1]).toFixed(1);}
   var area=d+'V'+Y(0).toFixed(1)+'H'+X(p[0]).toFixed(1)+'Z';sv('path',{d:area,fill:c,'fill-opacity':0.08,stroke:'none'},svg);
-  sv('path',{d:d,fill:'none',stroke:c,'stroke-width':1.6,'class':'series'},svg);
-  var px=X(s.peak_t),py=Y(s.peak);sv('circle',{cx:px,cy:py,r:4.5,fill:c,stroke:'#fff','stroke-width':1.5,'class':'peak'},svg);
-  sv('text',{x:Math.min(px+7,W-R-90),y:Math.max(py-7,T+10),'font-size':11,'font-weight':600,fill:c,text:'peak '+hs(s.peak)},svg);});
+  sv('path',{d:d,fill:'none',stroke:c,'stroke-width':MG.length?1.2:1.6,'class':'series'},svg);
+  var px=X(s.peak_t),py=Y(s.peak);sv('circle',{cx:px,cy:py,r:MG.length?3:4.5,fill:c,stroke:'#fff','stroke-width':1.5,'class':'peak'},svg);
+  if(!MG.length)sv('text',{x:Math.min(px+7,W-R-90),y:Math.max(py-7,T+10),'font-size':11,'font-weight':600,fill:c,text:'peak '+hs(s.peak)},svg);});
+ MG.forEach(function(m){var p=m.pts;if(!p.length)return;var d='M'+X(p[0]).toFixed(1)+' '+Y(p[1]).toFixed(1);
+  for(var j=4;j<p.length;j+=4){d+='H'+X(p[j]).toFixed(1)+'V'+Y(p[j+1]).toFixed(1);}
+  sv('path',{d:d,fill:'none',stroke:'#111827','stroke-width':2.2,'class':'gpu-total','data-host':m.host},svg);
+  var who=m.peak_procs.map(function(q){return pl(q[0])+' '+hs(q[1]);}).join(', ');
+  var px=X(m.peak_t),py=Y(m.peak),ck=sv('circle',{cx:px,cy:py,r:5,fill:'#111827',stroke:'#fff','stroke-width':1.5,'class':'gpu-peak'},svg);
+  sv('title',{text:'GPU peak'+(MG.length>1?' on '+m.host:'')+' '+hs(m.peak)+' at '+ts(m.peak_t)+': '+(who||'nothing live')},ck);
+  sv('text',{x:Math.min(px+7,W-R-240),y:Math.max(py-7,T+10),'font-size':11,'font-weight':600,fill:'#111827','class':'gpu-peak-label',
+   text:(MG.length>1?m.host+' peak '+hs(m.peak):'GPU peak '+hs(g.peak))+(who?' ('+who+')':'')},svg);});
  g.ooms.forEach(function(o){var x=X(o.t),y=Y(o.live);sv('line',{x1:x,x2:x,y1:T,y2:H-B,stroke:'#dc2626','stroke-width':1.2},svg);
   sv('path',{d:'M'+x+' '+(y-9)+'L'+(x-6)+' '+(y+2)+'L'+(x+6)+' '+(y+2)+'Z',fill:'#dc2626','class':'oom'},svg);
   sv('text',{x:x+4,y:T+10,'font-size':10,'font-weight':600,fill:'#dc2626',text:'OOM'},svg);});
@@ -72,6 +82,7 @@ function chart(sec,g,gi){
  svg.addEventListener('mousemove',function(ev){var r=svg.getBoundingClientRect(),sx=(ev.clientX-r.left)*W/r.width;if(sx<L||sx>W-R){tip.style.display='none';cur.setAttribute('visibility','hidden');return;}
   var t=(sx-L)/(W-L-R)*tmax;cur.setAttribute('x1',sx);cur.setAttribute('x2',sx);cur.setAttribute('visibility','visible');
   tip.textContent='';el('div',{text:'t = '+ts(t)},tip);var best=null;
+  MG.forEach(function(m){var k=at(m,t);if(k>=0)el('div',{text:'all processes'+(MG.length>1?' on '+m.host:'')+': '+hs(m.pts[k*4+1])+' live'},tip);});
   g.series.forEach(function(s,i){var k=at(s,t);if(k<0)return;var p=s.pts,v=p[k*4+1];el('div',{text:pl(s.proc)+': '+hs(v)+' live'},tip).style.color=COL[i%COL.length];if(p[k*4+2]>=0&&(!best||v>best.v))best={v:v,st:p[k*4+2],sb:p[k*4+3]};});
   g.ooms.forEach(function(o){if(Math.abs(X(o.t)-sx)<6)el('div',{text:'OOM: '+(o.api||'allocation')+' of '+hs(o.requested)+' failed with '+hs(o.live)+' live'},tip).style.color='#fca5a5';});
   marks.forEach(function(m){if(Math.abs(X(m.t)-sx)<4)el('div',{text:'marker: '+m.label},tip);});

@@ -265,7 +265,8 @@ ev = json.load(open("job.trace.json"))["traceEvents"]
 for e in ev:
     assert all(k in e for k in ("name", "ph", "ts", "pid", "tid")), e
     if e["ph"] == "C": assert e["args"], e
-assert len({e["pid"] for e in ev if e["ph"] == "C"}) == 4
+assert len({e["pid"] for e in ev if e["ph"] == "C" and e["cat"] == "memory"}) == 4
+assert len({e["pid"] for e in ev if e["ph"] == "C" and e["cat"] == "gpu"}) == 4   # a track per physical GPU
 assert sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "oom") == 1
 assert sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "marker") == 20
 P

@@ -42,26 +42,26 @@ S
 expect_rc 0 "$CMT_BIN" timeline --csv job
 cp out.txt tl.csv
 cat >want.csv <<'W'
-time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label
-1500000,1700000000001500000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,1048576,alloc,cuMemAlloc_v2,1048576,
-2000000,1700000000002000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,3145728,alloc,cuMemAlloc_v2,2097152,
-2500000,1700000000002500000,n1,100,0,,,,marker,,,"epoch, ""one"""
-2600000,1700000000002600000,n1,100,0,,,,range_begin,,,step
-2700000,1700000000002700000,n1,100,0,,,,range_begin,,,fwd
-2750000,1700000000002750000,n1,100,0,,,,range_begin,,,load
-2800000,1700000000002800000,n1,100,0,,,,range_end,,,fwd
-2850000,1700000000002850000,n1,100,0,,,,range_end,,,load
-2900000,1700000000002900000,n1,100,0,,,,range_end,,,step
-3000000,1700000000003000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,free,,,
-4000000,1700000000004000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,oom,cuMemAlloc_v2,4294967296,
-1000000,1700000001001000000,n1,101,1,0,GPU-00000000-0000-0000-0000-00000000000b,3145728,alloc,,3145728,
+time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,gpu_live_bytes
+1500000,1700000000001500000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,1048576,alloc,cuMemAlloc_v2,1048576,,1048576
+2000000,1700000000002000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,3145728,alloc,cuMemAlloc_v2,2097152,,3145728
+2500000,1700000000002500000,n1,100,0,,,,marker,,,"epoch, ""one""",
+2600000,1700000000002600000,n1,100,0,,,,range_begin,,,step,
+2700000,1700000000002700000,n1,100,0,,,,range_begin,,,fwd,
+2750000,1700000000002750000,n1,100,0,,,,range_begin,,,load,
+2800000,1700000000002800000,n1,100,0,,,,range_end,,,fwd,
+2850000,1700000000002850000,n1,100,0,,,,range_end,,,load,
+2900000,1700000000002900000,n1,100,0,,,,range_end,,,step,
+3000000,1700000000003000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,free,,,,2097152
+4000000,1700000000004000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,oom,cuMemAlloc_v2,4294967296,,
+1000000,1700000001001000000,n1,101,1,0,GPU-00000000-0000-0000-0000-00000000000b,3145728,alloc,,3145728,,3145728
 W
 diff -u want.csv tl.csv || fail "CSV rows"
 python3 - <<'P' || fail "CSV numeric columns"
 import csv
 rows = list(csv.DictReader(open("tl.csv")))
 for r in rows:
-    for k in ("time_ns", "unix_ns", "pid", "rank", "device", "live_bytes", "bytes"):
+    for k in ("time_ns", "unix_ns", "pid", "rank", "device", "live_bytes", "bytes", "gpu_live_bytes"):
         assert r[k] == "" or r[k].isdigit(), (k, r)
 assert not [r for r in rows if r["event"] in ("marker", "range_begin") and r["label"] == ""], rows
 P
@@ -106,8 +106,14 @@ assert [e["name"] for e in st] == ["alloc", "alloc", "free"] and all(e["args"]["
 assert any(e["name"] == 'epoch, "one"' for e in inst), inst
 oom = [e for e in inst if e["cat"] == "oom"][0]
 assert oom["args"]["requested_bytes"] == 4 << 30 and oom["args"]["live_bytes"] == 2097152, oom
-names = {e["pid"]: e["args"]["name"] for e in ev if e["name"] == "process_name"}
+names = {e["pid"]: e["args"]["name"] for e in ev if e["name"] == "process_name" and e["pid"] < 1 << 30}
 assert set(names) == {100, 101} and names[101].startswith("rank 1 pid 101"), names
+# one track per physical GPU (its processes' total): two GPUs, one process each here
+gt = {e["pid"]: e["args"]["name"] for e in ev if e["name"] == "process_name" and e["pid"] >= 1 << 30}
+assert sorted(gt.values()) == ["GPU GPU-00000000-0000-0000-0000-00000000000a on n1: all processes (1)",
+                               "GPU GPU-00000000-0000-0000-0000-00000000000b on n1: all processes (1)"], gt
+g = [e for e in c if e["cat"] == "gpu"]
+assert [e["args"]["live_bytes"] for e in g if "0a" in e["name"][-2:]] == [0, 1048576, 3145728, 2097152], g
 P
 # the HTML report's markers: a range pop closes its push (no empty-named marker of its own)
 expect_rc 0 "$CMT_BIN" report --html --no-symbols -o r0.html job/r0.cmt
