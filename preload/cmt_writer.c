@@ -19,6 +19,7 @@
 #include "cmt_internal.h"
 #include "cmt_procstat.h"
 #include "cmt_records.h"
+#include "cmt_seq.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -34,7 +35,6 @@ static struct {
     struct cmt_file_header *hdr;
     _Atomic uint64_t next_block;
     _Atomic uint32_t next_writer;
-    _Atomic uint64_t seq;
     uint64_t early_counters[CMT_MAX_COUNTERS];
     pthread_mutex_t lock;    /* creation */
     pthread_mutex_t fd_lock; /* the descriptor: fallocate, mmap, reopen */
@@ -45,8 +45,6 @@ static __thread bool creating; /* this thread is writing the new dump's first re
 
 
 static atomic_int warned_stop, warned_create, warned_escape;
-
-uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&dump.seq, 1, memory_order_relaxed) + 1; }
 
 const char *cmt_writer_path(void) { return atomic_load(&dump.state) == W_OPEN ? dump.path : NULL; }
 
@@ -236,10 +234,12 @@ static void write_prologue(void) {
     uint8_t buf[CMT_ENC_MAX];
     for (int i = 0; i < CMT_API_COUNT; i++) {
         uint8_t *p = cmt_enc_api_name(buf, (unsigned)i, syms[i]);
-        cmt_emit_ext(CMT_REC_API_NAME, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+        int64_t now = cmt_now();
+        cmt_emit_ext(CMT_REC_API_NAME, cmt_seq_def(now), now, buf, (size_t)(p - buf));
     }
     uint8_t *p = cmt_enc_info(buf, "clock", cmt_clock_name());
-    cmt_emit_ext(CMT_REC_INFO, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    int64_t now = cmt_now();
+    cmt_emit_ext(CMT_REC_INFO, cmt_seq_def(now), now, buf, (size_t)(p - buf));
 }
 
 /* Creates the missing directories above path (mode 0700), as `cumemtrack run` does up front for
@@ -490,6 +490,7 @@ static void release_slot(struct cmt_tls *t) {
 static void thread_exit(void *arg) {
     (void)arg;
     struct cmt_tls *t = &cmt_tls;
+    cmt_seq_thread_exit();
     if (t->gen != atomic_load(&cmt_generation) || atomic_load(&dump.state) != W_OPEN) return;
     t->nesting++; /* unconditionally: the thread is ending, whatever it was doing */
     release_slot(t);
@@ -519,7 +520,7 @@ uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
     if (CMT_UNLIKELY(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq ||
                      now < t->last_time)) {
-        if (!new_block(seq, now)) {
+        if (seq == 0 || !new_block(seq, now)) { /* 0: no sequence number left (cmt_seq.h) */
             cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
             return NULL;
         }
@@ -565,7 +566,7 @@ void cmt_writer_fork_child(void) {
     atomic_store(&dump.stopped, 0);
     atomic_store(&dump.next_block, 0);
     atomic_store(&dump.next_writer, 0);
-    atomic_store(&dump.seq, 0);
+    cmt_seq_fork_child();
     memset(dump.early_counters, 0, sizeof dump.early_counters);
     atomic_store(&warned_stop, 0);
     atomic_store(&warned_create, 0);

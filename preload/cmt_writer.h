@@ -15,10 +15,8 @@
 
 /* Creates the dump if needed. False when there is none (disabled, or creation failed). */
 bool cmt_writer_ensure(void);
-/* The next sequence number (take it where the order of events is decided). */
-uint64_t cmt_next_seq(void);
 /* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
- * when the record is dropped (then do not call cmt_rec_end). */
+ * when the record is dropped (then do not call cmt_rec_end). seq: from cmt_seq.h (0: dropped). */
 uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now);
 /* Publishes the record begun last; end is one past its payload. */
 void cmt_rec_end(uint8_t type, uint8_t *end);
