@@ -57,6 +57,9 @@ CMT_DRIVER_CALLS(CMT_DRV_DECL)
 #undef CMT_DRV_DECL
 /* Calls one of them: CMT_DRV(cuCtxGetDevice, &dev); CUDA_ERROR_NOT_FOUND when unavailable. */
 #define CMT_DRV(name, ...)                                                                         \
-    (cmt_drv_##name##_fn() ? cmt_drv_##name##_fn()(__VA_ARGS__) : CUDA_ERROR_NOT_FOUND)
+    __extension__({                                                                                \
+        cmt_drv_##name##_t cmt_f_ = cmt_drv_##name##_fn(); /* resolved once per call */           \
+        cmt_f_ ? cmt_f_(__VA_ARGS__) : CUDA_ERROR_NOT_FOUND;                                       \
+    })
 
 #endif
