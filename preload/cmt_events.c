@@ -384,7 +384,7 @@ static void sweep_gone(const struct cmt_entry *e, void *arg) {
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
     if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
-    cmt_rec_teardown(api, device, ctx, flags);
+    cmt_rec_teardown(cmt_ptr_clock(), api, device, ctx, flags);
     struct sweep_arg a = {.ctx = ctx, .device = device};
     cmt_ptr_sweep(sweep_match, &a, sweep_gone);
     cmt_ctx_end(ctx, device);

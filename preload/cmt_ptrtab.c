@@ -74,7 +74,8 @@ bool cmt_ptr_insert(const struct cmt_entry *e, int64_t now, uint64_t *seq) {
         if (!s->slots[j].key) s->count++;
         s->slots[j] = *e;
     }
-    *seq = s->clock = cmt_seq_after(s->clock, now);
+    *seq = cmt_seq_after(s->clock, now);
+    __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     unlock(s);
     if (!ok) cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
     return ok;
@@ -114,9 +115,19 @@ bool cmt_ptr_remove(uint64_t key, unsigned space, int64_t now, struct cmt_entry 
             j = (j + 1) & (s->cap - 1);
         }
     }
-    *seq = s->clock = cmt_seq_after(s->clock, now);
+    *seq = cmt_seq_after(s->clock, now);
+    __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     unlock(s);
     return found;
+}
+
+uint64_t cmt_ptr_clock(void) {
+    uint64_t m = 0;
+    for (int k = 0; k < STRIPES; k++) {
+        uint64_t c = __atomic_load_n(&stripes[k].clock, __ATOMIC_RELAXED); /* no lock: signal-safe */
+        if (c > m) m = c;
+    }
+    return m;
 }
 
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,

@@ -26,6 +26,9 @@ bool cmt_ptr_insert(const struct cmt_entry *e, int64_t now, uint64_t *seq);
 /* Removes key; copies the entry to *out. False when it was not live. Takes *seq either way. */
 bool cmt_ptr_remove(uint64_t key, unsigned space, int64_t now, struct cmt_entry *out, uint64_t *seq);
 /* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
+/* The largest clock of the stripes (read without their locks: async-signal-safe): a number after
+ * it follows every insert and remove that happened before the call. */
+uint64_t cmt_ptr_clock(void);
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                    void (*gone)(const struct cmt_entry *, void *));
 void cmt_ptr_fork_child(void);

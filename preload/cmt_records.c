@@ -51,9 +51,9 @@ void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, 
     cmt_rec_end(type, p);
 }
 
-void cmt_rec_teardown(enum cmt_api api, int device, uint16_t ctx, unsigned flags) {
+void cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) {
     int64_t now = cmt_now();
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, cmt_seq_def(now), now);
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_zvarint(p, device);
@@ -105,9 +105,9 @@ void cmt_rec_ctx(uint16_t idx, int device, uint64_t handle) {
     cmt_rec_end(CMT_REC_CTX, p);
 }
 
-void cmt_rec_exit(int how, int status) {
+void cmt_rec_exit(uint64_t after, int how, int status) {
     int64_t now = cmt_now();
-    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_seq_def(now), now);
+    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)how);
     p = cmt_put_zvarint(p, status);

@@ -17,17 +17,20 @@
 
 /* ALLOC or RETRACK (type), result: RETRACK only (the refused free's CUresult). */
 void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device, uint64_t ptr, uint64_t size,
-                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t now, int64_t result) CMT_HIDDEN;
+                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t now,
+                   int64_t result) CMT_HIDDEN;
 void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq, int64_t now) CMT_HIDDEN;
 /* OOM or FAILED (type). */
 void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack, CUresult r) CMT_HIDDEN;
-/* Takes a definition's number (cmt_seq_def): whatever follows the teardown is ordered after it. */
-void cmt_rec_teardown(enum cmt_api api, int device, uint16_t ctx, unsigned flags) CMT_HIDDEN;
+/* TEARDOWN and EXIT take a definition's number after `after` (cmt_ptr_clock(): every allocation
+ * and free recorded before, on any thread, even one that only the application's synchronisation
+ * orders before) and before whatever follows. */
+void cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) CMT_HIDDEN;
 /* STACK: n native frames (innermost first), npy Python frames as (code id | at << 32, line). */
 void cmt_rec_stack(uint32_t id, const uintptr_t *frames, uint32_t n, const uintptr_t *py, uint32_t npy) CMT_HIDDEN;
 void cmt_rec_device(int ordinal, uint64_t total, const uint8_t uuid[16], const char *name, const char *pci) CMT_HIDDEN;
 void cmt_rec_ctx(uint16_t idx, int device, uint64_t handle) CMT_HIDDEN;
-void cmt_rec_exit(int how, int status) CMT_HIDDEN;
+void cmt_rec_exit(uint64_t after, int how, int status) CMT_HIDDEN;
 void cmt_rec_pycode(uint32_t id, int first_line, const char *file, const char *name) CMT_HIDDEN;
 
 struct cmt_segment {

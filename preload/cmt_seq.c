@@ -10,19 +10,22 @@ _Atomic uint64_t cmt_seq_floor;
 
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t slot_last[CMT_SEQ_SHARED_SLOT]; /* a free slot's last number */
-static uint8_t free_slots[CMT_SEQ_SHARED_SLOT];  /* a stack of free slots (1 .. shared - 1) */
+static uint8_t free_slots[CMT_SEQ_SHARED_SLOT]; /* a stack of free slots (1 .. shared - 1) */
 static unsigned nfree;
 static int slots_ready;
 static _Atomic uint64_t shared_clock; /* the last number of the shared slot */
 
-void cmt_seq_init(int64_t now) { cmt_seq_base = now - 1; }
+void cmt_seq_init(int64_t now) {
+    cmt_seq_base = now - 1;
+}
 
 /* Under slots_lock. */
 static void fill_slots(void) {
     if (slots_ready) return;
     slots_ready = 1;
     nfree = 0;
-    for (unsigned s = CMT_SEQ_SHARED_SLOT - 1; s >= 1; s--) free_slots[nfree++] = (uint8_t)s;
+    for (unsigned s = CMT_SEQ_SHARED_SLOT - 1; s >= 1; s--)
+        free_slots[nfree++] = (uint8_t)s;
 }
 
 static uint64_t above(uint64_t c, uint64_t clock) {
@@ -53,18 +56,22 @@ uint64_t cmt_seq_slow(uint64_t c) {
             uint64_t cc = above(c, old);
             if (cc >> (64 - CMT_SEQ_SLOT_BITS)) return 0;
             s = cc << CMT_SEQ_SLOT_BITS | CMT_SEQ_SHARED_SLOT;
-        } while (!atomic_compare_exchange_weak_explicit(&shared_clock, &old, s, memory_order_relaxed,
-                                                        memory_order_relaxed));
+        } while (
+            !atomic_compare_exchange_weak_explicit(&shared_clock, &old, s, memory_order_relaxed, memory_order_relaxed));
     }
     t->seq_last = s;
     return s;
 }
 
 uint64_t cmt_seq_def(int64_t now) {
-    uint64_t s = cmt_seq(now);
+    return cmt_seq_def_after(0, now);
+}
+
+uint64_t cmt_seq_def_after(uint64_t floor, int64_t now) {
+    uint64_t s = cmt_seq_after(floor, now);
     uint64_t g = atomic_load_explicit(&cmt_seq_floor, memory_order_relaxed);
-    while (g < s && !atomic_compare_exchange_weak_explicit(&cmt_seq_floor, &g, s, memory_order_release,
-                                                           memory_order_relaxed)) {
+    while (g < s &&
+           !atomic_compare_exchange_weak_explicit(&cmt_seq_floor, &g, s, memory_order_release, memory_order_relaxed)) {
     }
     return s;
 }

@@ -30,6 +30,8 @@ uint64_t cmt_seq_slow(uint64_t c) CMT_STATE_HIDDEN;
 /* A definition's number (STACK, PYCODE, DEVICE, CTX, MODULE_LOAD, TEARDOWN...): every number
  * taken after it is published (by a lock, or a release store) is larger. */
 uint64_t cmt_seq_def(int64_t now) CMT_STATE_HIDDEN;
+/* A definition's number that is also after floor (TEARDOWN, EXIT: after every stripe's clock). */
+uint64_t cmt_seq_def_after(uint64_t floor, int64_t now) CMT_STATE_HIDDEN;
 /* The calling thread ends: its slot may go to a new thread. */
 void cmt_seq_thread_exit(void) CMT_STATE_HIDDEN;
 void cmt_seq_fork_child(void) CMT_STATE_HIDDEN;
@@ -52,6 +54,8 @@ static inline uint64_t cmt_seq_after(uint64_t floor, int64_t now) {
 }
 
 /* An event ordered only after this thread's earlier ones and the definitions. */
-static inline uint64_t cmt_seq(int64_t now) { return cmt_seq_after(0, now); }
+static inline uint64_t cmt_seq(int64_t now) {
+    return cmt_seq_after(0, now);
+}
 
 #endif

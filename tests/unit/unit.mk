@@ -21,6 +21,12 @@ $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c
 	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c \
 		-o $@ -lpthread
 
+# the sequence numbers (preload/cmt_seq.c) with chosen times
+test-programs: $(UNIT)/test_seq
+$(UNIT)/test_seq: tests/unit/test_seq.c preload/cmt_seq.c preload/cmt_seq.h preload/cmt_state.h include/cmt_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/test_seq.c preload/cmt_seq.c -o $@ -lpthread
+
 $(UNIT)/sub/libnext_private.so: tests/unit/libnext_private.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared $< -o $@
