@@ -194,7 +194,7 @@ static void alloc_pre(struct cmt_call *c) {
         !atomic_exchange(&exit_handler_registered, 1))
         atexit(on_exit_begin);
     c->ctx_idx = cmt_ctx_current(&c->device);
-    c->stack = cmt_stack_capture(c->frame);
+    c->stack = cmt_cfg.depth ? cmt_stack_capture(c->frame) : 0; /* depth 0: no call */
     c->captured =
         c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
     int d = c->device;
@@ -414,7 +414,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     if (!cmt_enter()) return false;
     /* only into an open dump: a call that records nothing (a forked child's exit-time context
      * release) must not create one; the first stack capture writes the module map */
-    if (cmt_writer_path()) cmt_modules_check();
+    if (cmt_writer_open()) cmt_modules_check();
     cmt_marks_pending();
     switch (c->family) {
     case CMT_ALLOC_FAMILIES:

@@ -7,14 +7,25 @@
 #ifndef CMT_WRITER_H
 #define CMT_WRITER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cmt_format.h"
 
+/* The dump's state (cmt_writer.c): 1 once it is open. Read by the inline checks below. */
+extern _Atomic int cmt_writer_state __attribute__((visibility("hidden")));
+bool cmt_writer_ensure_slow(void) __attribute__((visibility("hidden")));
 /* Creates the dump if needed. False when there is none (disabled, or creation failed). */
-bool cmt_writer_ensure(void);
+static inline bool cmt_writer_ensure(void) {
+    if (__builtin_expect(atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1, 1)) return true;
+    return cmt_writer_ensure_slow();
+}
+/* True when the dump is open (cmt_writer_path() != NULL, without the call). */
+static inline bool cmt_writer_open(void) {
+    return atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1;
+}
 /* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
  * when the record is dropped (then do not call cmt_rec_end). seq: from cmt_seq.h (0: dropped). */
 uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now);
