@@ -509,7 +509,7 @@ static bool new_block(uint64_t seq, int64_t now) {
     return true;
 }
 
-uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
+uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
     struct cmt_tls *t = &cmt_tls;
     if (CMT_UNLIKELY(!cmt_writer_ensure())) return NULL;
     if (CMT_UNLIKELY(t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))) {
