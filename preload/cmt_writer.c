@@ -525,12 +525,7 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
             return NULL;
         }
     }
-    uint8_t *p = t->block + t->pos + 1;
-    p = cmt_put_varint(p, seq - t->last_seq);
-    p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
-    t->last_seq = seq;
-    t->last_time = now;
-    return p;
+    return cmt_rec_head(t, seq, now);
 }
 
 void cmt_rec_end(uint8_t type, uint8_t *end) {

@@ -29,6 +29,15 @@ static inline bool cmt_writer_open(void) {
     return atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1;
 }
 uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) __attribute__((visibility("hidden")));
+/* Writes a record's sequence and time deltas after its (not yet stored) type byte. */
+static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now) {
+    uint8_t *p = t->block + t->pos + 1;
+    p = cmt_put_varint(p, seq - t->last_seq);
+    p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
+    t->last_seq = seq;
+    t->last_time = now;
+    return p;
+}
 /* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
  * when the record is dropped (then do not call cmt_rec_end). seq: from cmt_seq.h (0: dropped).
  * Inline while the thread's block is open and has room; cmt_rec_begin_slow does the rest (the
@@ -41,12 +50,7 @@ static inline uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t n
                              t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed),
                          0))
         return cmt_rec_begin_slow(max_payload, seq, now);
-    uint8_t *p = t->block + t->pos + 1;
-    p = cmt_put_varint(p, seq - t->last_seq);
-    p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
-    t->last_seq = seq;
-    t->last_time = now;
-    return p;
+    return cmt_rec_head(t, seq, now);
 }
 /* Publishes the record begun last; end is one past its payload. */
 void cmt_rec_end(uint8_t type, uint8_t *end);
