@@ -32,9 +32,24 @@
  *   numbers increase strictly. The events of a process are read back by merging all streams by
  *   sequence number (a k-way merge over writers, ordering a writer's blocks by their index). Gaps
  *   are normal (a sequence number taken by a thread that then died, or a dropped event).
- *   Definition records (STACK, DEVICE, CTX, MODULE_LOAD) have a smaller sequence number than any
- *   record that refers to them (possibly in another writer's stream), so a single merged pass sees
- *   every definition before its first use.
+ *   Definition records (STACK, PYCODE, DEVICE, CTX, MODULE_LOAD) have a smaller sequence number than
+ *   any record that refers to them (possibly in another writer's stream), so a single merged pass
+ *   sees every definition before its first use.
+ *   From 2.2 a sequence number is a hybrid logical clock, not a process-wide counter (no cache line
+ *   is shared by all events): seq = clock << CMT_SEQ_SLOT_BITS | slot, where slot (1 ..
+ *   2^CMT_SEQ_SLOT_BITS - 1) is the writer's slot: no two running threads hold the same one, except
+ *   the last, shared slot, whose numbers are taken with an atomic; a slot that an exiting thread
+ *   gave up goes to a new thread together with its last number. clock = max(ns since the process's
+ *   tracking started, c + 1 for the clock c of every number this event must follow): the writer's
+ *   previous one, the clock of the structure whose lock orders the event (the pointer-table stripe
+ *   of the address: an allocation and the free of the same address, on any threads, are ordered;
+ *   the VMM table), and the largest definition's (definitions, TEARDOWN and VMM_MAP raise a
+ *   process-wide floor before they are published). So numbers are unique, increase within a
+ *   stream, order every pair of events that the tracker's own locks order, and otherwise follow the
+ *   time (events of different threads that only the application's synchronisation orders are
+ *   ordered by their times, whose per-thread clocks agree within microseconds). Readers need not
+ *   tell the two kinds of number apart: both merge by sequence number. A writer that would need a
+ *   clock of 2^(64 - CMT_SEQ_SLOT_BITS) ns (2.2 years) or more drops its events (dropped_events).
  *
  * RECORD ENCODING
  *   u8 type, varint seq_delta, varint time_delta, [varint payload_len if type >= 0x40], payload.
@@ -138,6 +153,7 @@
  *   minor of their major (skipping extension records they do not know).
  *   2.1: proc_start_ticks and dump_id take the last 24 bytes of cmdline (1768 -> 1744 bytes). A 2.0
  *   dump's cmdline may run to offset 4096: a reader reads those fields only when version_minor >= 1.
+ *   2.2: sequence numbers are hybrid logical clocks (ORDERING); the record layouts are unchanged.
  *
  * IDENTITY
  *   A dump is the same dump (a copy, or the same file named twice) as another when host, pid,
@@ -153,7 +169,8 @@
 #define CMT_MAGIC "CUMEMTRK"
 #define CMT_VERSION_MAJOR 2
 #define CMT_VERSION_MAJOR_OLDEST 1 /* the oldest major the analyzer still reads */
-#define CMT_VERSION_MINOR 1
+#define CMT_VERSION_MINOR 2
+#define CMT_SEQ_SLOT_BITS 8 /* ORDERING: the low bits of a 2.2 sequence number */
 #define CMT_HEADER_SIZE 4096u
 #define CMT_BLOCK_SIZE 65536u
 #define CMT_BLOCK_MAGIC 0x42544d43u /* "CMTB" */

@@ -168,8 +168,8 @@ static void alert(int d, int64_t now_live, int64_t thr, const void *caller) {
     cmt_rec_alert(d, (uint64_t)now_live, (uint64_t)thr, caller);
 }
 
-void cmt_live_add(int d, int64_t delta, const void *caller) {
-    if (!cmt_alerts_on || d < 0 || d >= MAX_DEV) return;
+void cmt_live_count(int d, int64_t delta, const void *caller) {
+    if (d < 0 || d >= MAX_DEV) return;
     int64_t now_live = atomic_fetch_add(&live[d], delta) + delta;
     int64_t thr = __atomic_load_n(&threshold[d], __ATOMIC_ACQUIRE);
     if (!thr) return;

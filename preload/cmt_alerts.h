@@ -9,10 +9,14 @@
 #include <stdint.h>
 
 void cmt_alerts_init(void);
-/* Live device bytes changed by delta (alerts only); caller: a return address for the message. */
-void cmt_live_add(int device, int64_t delta, const void *caller);
+extern bool cmt_alerts_on;
+void cmt_live_count(int device, int64_t delta, const void *caller);
+/* Live device bytes changed by delta (alerts only: the check is inline); caller: a return address
+ * for the message. */
+static inline void cmt_live_add(int device, int64_t delta, const void *caller) {
+    if (__builtin_expect(cmt_alerts_on, 0)) cmt_live_count(device, delta, caller);
+}
 /* Remembers a device's identity for alert messages and percentage thresholds. */
 void cmt_alerts_device(int ordinal, uint64_t total, const uint8_t uuid[16]);
-extern bool cmt_alerts_on;
 
 #endif

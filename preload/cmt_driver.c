@@ -12,13 +12,12 @@
 
 /* ---- devices ---- */
 
-static _Atomic uint64_t seen_devices[4]; /* ordinals 0..255 */
+_Atomic uint64_t cmt_seen_devices[4]; /* ordinals 0..255 */
+#define seen_devices cmt_seen_devices
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void cmt_device_note(int ordinal) {
-    if (ordinal < 0 || ordinal > 255) return;
+void cmt_device_note_slow(int ordinal) {
     uint64_t bit = 1ull << (ordinal & 63);
-    if (CMT_LIKELY(atomic_load_explicit(&seen_devices[ordinal >> 6], memory_order_acquire) & bit)) return;
     pthread_mutex_lock(&dev_lock);
     if (!(atomic_load(&seen_devices[ordinal >> 6]) & bit) && cmt_writer_ensure()) {
         CUdevice dev = ordinal;

@@ -6,13 +6,23 @@
 #define CMT_DRIVER_H
 
 #include <cuda.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "cmt_resolve.h"
 
-/* Notes a device ordinal; writes its DEVICE record the first time. */
-void cmt_device_note(int ordinal);
+/* Notes a device ordinal; writes its DEVICE record the first time (the check is inline: it runs
+ * on every allocation). */
+extern _Atomic uint64_t cmt_seen_devices[4] __attribute__((visibility("hidden"))); /* ordinals 0..255 */
+void cmt_device_note_slow(int ordinal) __attribute__((visibility("hidden")));
+static inline void cmt_device_note(int ordinal) {
+    if (ordinal < 0 || ordinal > 255) return;
+    if (__builtin_expect((atomic_load_explicit(&cmt_seen_devices[ordinal >> 6], memory_order_acquire) >>
+                          (ordinal & 63)) & 1, 1))
+        return;
+    cmt_device_note_slow(ordinal);
+}
 /* The current context's index (0: none) and its device (-2: unknown). */
 uint16_t cmt_ctx_current(int *device);
 /* Index of a known live context handle (0: unknown). */

@@ -14,6 +14,7 @@
 #include "cmt_internal.h"
 #include "cmt_modules.h"
 #include "cmt_ptrtab.h"
+#include "cmt_seq.h"
 #include "cmt_records.h"
 #include "cmt_alerts.h"
 #include "cmt_marks.h"
@@ -193,7 +194,7 @@ static void alloc_pre(struct cmt_call *c) {
         !atomic_exchange(&exit_handler_registered, 1))
         atexit(on_exit_begin);
     c->ctx_idx = cmt_ctx_current(&c->device);
-    c->stack = cmt_stack_capture(c->frame);
+    c->stack = cmt_cfg.depth ? cmt_stack_capture(c->frame) : 0; /* depth 0: no call */
     c->captured =
         c->kind == CMT_KIND_ASYNC && stream_capturing(c); /* the call does not change it */
     int d = c->device;
@@ -257,16 +258,17 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     unsigned space = c->family == CMT_FAM_ARRAY_CREATE ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned flags = space | (cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0);
     uint64_t seq;
+    int64_t now = cmt_now();
     if (c->captured) {
         flags |= CMT_FLAG_CAPTURED; /* a graph node, not memory */
-        seq = cmt_next_seq();
+        seq = cmt_seq_def(now);
     } else {
         struct cmt_entry e = {.key = ptr, .size = c->size, .stack = stack, .ctx = ctx,
                               .device = (int8_t)device, .kind_space = (uint8_t)(c->kind << 2 | space)};
-        cmt_ptr_insert(&e, &seq);
+        cmt_ptr_insert(&e, now, &seq);
     }
     cmt_rec_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
-                   seq, 0);
+                   seq, now, 0);
     if (c->captured) { /* an alloc node of the graph being captured: memory from its launches */
         struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
         cmt_graph_add(stream_key(c), true, &n);
@@ -282,23 +284,25 @@ static void untrack(struct cmt_call *c) {
     unsigned pt = cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0;
     if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {
         c->untracked = CMT_UNTRACK_CAPTURED; /* nothing is released now */
-        cmt_rec_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_next_seq());
+        int64_t now = cmt_now();
+        cmt_rec_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_seq_def(now), now);
         struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
         cmt_graph_add(stream_key(c), true, &n);
         return;
     }
     struct cmt_entry e;
     uint64_t seq;
-    bool live = cmt_ptr_remove(c->ptr, space, &e, &seq);
+    int64_t now = cmt_now();
+    bool live = cmt_ptr_remove(c->ptr, space, now, &e, &seq);
     c->untracked = live ? CMT_UNTRACK_LIVE : CMT_UNTRACK_UNKNOWN;
     if (live) {
         c->saved = (struct cmt_entry_copy){.size = e.size, .stack = e.stack, .ctx = e.ctx,
                                            .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
                                            .space = (uint8_t)(e.kind_space & 3)};
-        cmt_rec_free(c->api, space | pt, e.device, c->ptr, seq);
+        cmt_rec_free(c->api, space | pt, e.device, c->ptr, seq, now);
         if (e.kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e.device, -(int64_t)e.size, NULL);
     } else {
-        cmt_rec_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq);
+        cmt_rec_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq, now);
     }
 }
 
@@ -308,9 +312,10 @@ static void free_refused(struct cmt_call *c, CUresult r) {
                               .ctx = c->saved.ctx, .device = c->saved.device,
                               .kind_space = (uint8_t)(c->saved.kind << 2 | c->saved.space)};
         uint64_t seq;
-        cmt_ptr_insert(&e, &seq);
+        int64_t now = cmt_now();
+        cmt_ptr_insert(&e, now, &seq);
         cmt_rec_alloc(CMT_REC_RETRACK, c->api, c->saved.kind, c->saved.space, c->saved.device, c->ptr,
-                       c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, r);
+                       c->saved.size, c->saved.size, c->saved.stack, c->saved.ctx, seq, now, r);
         if (c->saved.kind != CMT_KIND_IMPORTED)
             cmt_live_add(c->saved.device, (int64_t)c->saved.size, c->caller);
     } else if (c->untracked == CMT_UNTRACK_UNKNOWN) {
@@ -323,8 +328,9 @@ static void free_refused(struct cmt_call *c, CUresult r) {
 static void graph_end(enum cmt_api api, uint64_t ptr) {
     struct cmt_entry e;
     uint64_t seq;
-    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, &e, &seq)) {
-        cmt_rec_free(api, CMT_SPACE_ADDR, e.device, ptr, seq);
+    int64_t now = cmt_now();
+    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq)) {
+        cmt_rec_free(api, CMT_SPACE_ADDR, e.device, ptr, seq, now);
         cmt_live_add(e.device, -(int64_t)e.size, NULL);
     }
 }
@@ -346,9 +352,10 @@ static void graph_launched(struct cmt_call *c) {
                               .device = (int8_t)g->device,
                               .kind_space = (uint8_t)(CMT_KIND_GRAPH << 2 | CMT_SPACE_ADDR)};
         uint64_t seq;
-        cmt_ptr_insert(&e, &seq);
+        int64_t now = cmt_now();
+        cmt_ptr_insert(&e, now, &seq);
         cmt_rec_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_GRAPH, CMT_SPACE_ADDR, g->device, g->ptr, g->size,
-                       g->size, g->stack, 0, seq, 0);
+                       g->size, g->stack, 0, seq, now, 0);
         cmt_live_add(g->device, (int64_t)g->size, c->caller);
     }
     for (int i = 0; i < n; i++)
@@ -377,8 +384,7 @@ static void sweep_gone(const struct cmt_entry *e, void *arg) {
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
     if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
-    uint64_t seq = cmt_next_seq();
-    cmt_rec_teardown(seq, api, device, ctx, flags);
+    cmt_rec_teardown(cmt_ptr_clock(), api, device, ctx, flags);
     struct sweep_arg a = {.ctx = ctx, .device = device};
     cmt_ptr_sweep(sweep_match, &a, sweep_gone);
     cmt_ctx_end(ctx, device);
@@ -408,7 +414,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     if (!cmt_enter()) return false;
     /* only into an open dump: a call that records nothing (a forked child's exit-time context
      * release) must not create one; the first stack capture writes the module map */
-    if (cmt_writer_path()) cmt_modules_check();
+    if (cmt_writer_open()) cmt_modules_check();
     cmt_marks_pending();
     switch (c->family) {
     case CMT_ALLOC_FAMILIES:

@@ -123,7 +123,7 @@ static void emit_exit(int how, int status) {
     /* a vfork child (exec or _exit right after vfork, as posix_spawn-like code and Python's
      * subprocess do) shares our memory: its end is not ours */
     if (!cmt_writer_mine() || atomic_exchange(&cmt_exited, 1)) return;
-    cmt_rec_exit(how, status);
+    cmt_rec_exit(cmt_ptr_clock(), how, status);
 }
 
 /* Only when on_exit could not register end_of_process (the status is then known only when the

@@ -26,7 +26,8 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct module *mods;
 static size_t nmods, capmods;
 static uint32_t next_id;
-static _Atomic int dirty = 1;
+_Atomic int cmt_modules_dirty = 1;
+#define dirty cmt_modules_dirty
 static unsigned long long seen_adds, seen_subs; /* dl_iterate_phdr's counters at the last scan */
 
 void cmt_modules_mark_dirty(void) { atomic_store_explicit(&dirty, 1, memory_order_release); }
@@ -134,10 +135,6 @@ void cmt_modules_rescan(void) {
         cmt_rec_module_unload(mods[i].id);
     }
     pthread_mutex_unlock(&lock);
-}
-
-void cmt_modules_check(void) {
-    if (CMT_UNLIKELY(atomic_load_explicit(&dirty, memory_order_acquire))) cmt_modules_rescan();
 }
 
 static int peek_counters(struct dl_phdr_info *info, size_t size, void *arg) {

@@ -7,15 +7,19 @@
 #ifndef CMT_MODULES_H
 #define CMT_MODULES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 void cmt_modules_mark_dirty(void);
-/* Rescans if dirty (cheap check; call before recording an event). */
-void cmt_modules_check(void);
+/* Rescans if dirty (an inline check; call before recording an event). */
+extern _Atomic int cmt_modules_dirty __attribute__((visibility("hidden")));
+void cmt_modules_rescan(void);
+static inline void cmt_modules_check(void) {
+    if (__builtin_expect(atomic_load_explicit(&cmt_modules_dirty, memory_order_acquire), 0)) cmt_modules_rescan();
+}
 /* Rescans if some address is in no known module. */
 void cmt_modules_cover(const void *const *ips, unsigned n);
-void cmt_modules_rescan(void);
 void cmt_modules_fork_child(void);
 struct dl_phdr_info;
 /* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */

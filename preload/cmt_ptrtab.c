@@ -7,6 +7,7 @@
 
 #include "cmt_internal.h"
 #include "cmt_ptrtab.h"
+#include "cmt_seq.h"
 #include "cmt_writer.h"
 
 #define STRIPES 64
@@ -17,7 +18,7 @@ struct stripe {
     uint32_t count;
     uint32_t cap; /* power of two */
     struct cmt_entry *slots;
-    char pad[64 - sizeof(int) - 8 - sizeof(void *)];
+    uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
 } __attribute__((aligned(64)));
 
 static struct stripe stripes[STRIPES];
@@ -60,7 +61,7 @@ static bool grow(struct stripe *s) {
     return true;
 }
 
-bool cmt_ptr_insert(const struct cmt_entry *e, uint64_t *seq) {
+bool cmt_ptr_insert(const struct cmt_entry *e, int64_t now, uint64_t *seq) {
     unsigned space = e->kind_space & 3;
     uint64_t h = hash(e->key, space);
     struct stripe *s = &stripes[h & (STRIPES - 1)];
@@ -73,7 +74,8 @@ bool cmt_ptr_insert(const struct cmt_entry *e, uint64_t *seq) {
         if (!s->slots[j].key) s->count++;
         s->slots[j] = *e;
     }
-    *seq = cmt_next_seq();
+    *seq = cmt_seq_after(s->clock, now);
+    __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     unlock(s);
     if (!ok) cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
     return ok;
@@ -96,7 +98,7 @@ static void delete_at(struct stripe *s, uint32_t i) {
     s->count--;
 }
 
-bool cmt_ptr_remove(uint64_t key, unsigned space, struct cmt_entry *out, uint64_t *seq) {
+bool cmt_ptr_remove(uint64_t key, unsigned space, int64_t now, struct cmt_entry *out, uint64_t *seq) {
     uint64_t h = hash(key, space);
     struct stripe *s = &stripes[h & (STRIPES - 1)];
     bool found = false;
@@ -113,9 +115,19 @@ bool cmt_ptr_remove(uint64_t key, unsigned space, struct cmt_entry *out, uint64_
             j = (j + 1) & (s->cap - 1);
         }
     }
-    *seq = cmt_next_seq();
+    *seq = cmt_seq_after(s->clock, now);
+    __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     unlock(s);
     return found;
+}
+
+uint64_t cmt_ptr_clock(void) {
+    uint64_t m = 0;
+    for (int k = 0; k < STRIPES; k++) {
+        uint64_t c = __atomic_load_n(&stripes[k].clock, __ATOMIC_RELAXED); /* no lock: signal-safe */
+        if (c > m) m = c;
+    }
+    return m;
 }
 
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,

@@ -6,14 +6,15 @@
 #include <string.h>
 
 #include "cmt_records.h"
+#include "cmt_seq.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
 /* ---- core records ---- */
 
 void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device, uint64_t ptr, uint64_t size,
-                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t result) {
-    uint8_t *p = cmt_rec_begin(12 * CMT_VARINT_MAX, seq, cmt_now());
+                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t now, int64_t result) {
+    uint8_t *p = cmt_rec_begin(12 * CMT_VARINT_MAX, seq, now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_varint(p, (uint64_t)kind);
@@ -28,8 +29,8 @@ void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int
     cmt_rec_end(type, p);
 }
 
-void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq) {
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
+void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq, int64_t now) {
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_varint(p, flags);
@@ -39,7 +40,8 @@ void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, ui
 }
 
 void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack, CUresult r) {
-    uint8_t *p = cmt_rec_begin(5 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
+    int64_t now = cmt_now();
+    uint8_t *p = cmt_rec_begin(5 * CMT_VARINT_MAX, cmt_seq(now), now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_zvarint(p, device);
@@ -49,8 +51,9 @@ void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, 
     cmt_rec_end(type, p);
 }
 
-void cmt_rec_teardown(uint64_t seq, enum cmt_api api, int device, uint16_t ctx, unsigned flags) {
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, cmt_now());
+void cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) {
+    int64_t now = cmt_now();
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_zvarint(p, device);
@@ -60,8 +63,8 @@ void cmt_rec_teardown(uint64_t seq, enum cmt_api api, int device, uint16_t ctx, 
 }
 
 void cmt_rec_stack(uint32_t id, const uintptr_t *frames, uint32_t n, const uintptr_t *py, uint32_t npy) {
-    uint64_t seq = cmt_next_seq();
-    uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX + (size_t)(n + 3 * npy) * CMT_VARINT_MAX, seq, cmt_now());
+    int64_t now = cmt_now();
+    uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX + (size_t)(n + 3 * npy) * CMT_VARINT_MAX, cmt_seq_def(now), now);
     if (!p) return;
     p = cmt_put_varint(p, id);
     p = cmt_put_varint(p, n);
@@ -85,16 +88,16 @@ void cmt_rec_device(int ordinal, uint64_t total, const uint8_t uuid[16], const c
     memcpy(p, uuid, 16);
     p = cmt_put_str(p + 16, name, 200);
     p = cmt_put_str(p, pci, 60);
-    uint64_t seq = cmt_next_seq();
-    uint8_t *q = cmt_rec_begin((size_t)(p - buf), seq, cmt_now());
+    int64_t now = cmt_now();
+    uint8_t *q = cmt_rec_begin((size_t)(p - buf), cmt_seq_def(now), now);
     if (!q) return;
     memcpy(q, buf, (size_t)(p - buf));
     cmt_rec_end(CMT_REC_DEVICE, q + (p - buf));
 }
 
 void cmt_rec_ctx(uint16_t idx, int device, uint64_t handle) {
-    uint64_t seq = cmt_next_seq();
-    uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX, seq, cmt_now());
+    int64_t now = cmt_now();
+    uint8_t *p = cmt_rec_begin(3 * CMT_VARINT_MAX, cmt_seq_def(now), now);
     if (!p) return;
     p = cmt_put_varint(p, idx);
     p = cmt_put_zvarint(p, device);
@@ -102,8 +105,9 @@ void cmt_rec_ctx(uint16_t idx, int device, uint64_t handle) {
     cmt_rec_end(CMT_REC_CTX, p);
 }
 
-void cmt_rec_exit(int how, int status) {
-    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_next_seq(), cmt_now());
+void cmt_rec_exit(uint64_t after, int how, int status) {
+    int64_t now = cmt_now();
+    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)how);
     p = cmt_put_zvarint(p, status);
@@ -111,9 +115,9 @@ void cmt_rec_exit(int how, int status) {
 }
 
 void cmt_rec_pycode(uint32_t id, int first_line, const char *file, const char *name) {
-    uint64_t seq = cmt_next_seq();
+    int64_t now = cmt_now();
     size_t nf = strnlen(file, CMT_MAX_STR), nn = strnlen(name, CMT_MAX_STR);
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX + nf + nn, seq, cmt_now());
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX + nf + nn, cmt_seq_def(now), now);
     if (!p) return;
     p = cmt_put_varint(p, id);
     p = cmt_put_varint(p, first_line > 0 ? (uint64_t)first_line : 0);
@@ -122,10 +126,13 @@ void cmt_rec_pycode(uint32_t id, int first_line, const char *file, const char *n
     cmt_rec_end(CMT_REC_PYCODE, p);
 }
 
-/* ---- extension records ---- */
+/* ---- extension records ----
+ * Rare, and some define or order what others use (MODULE_LOAD, VMM_MAP): all raise the
+ * definition floor (cmt_seq_def). */
 
 static void ext(uint8_t type, const uint8_t *buf, const uint8_t *end) {
-    cmt_emit_ext(type, cmt_next_seq(), cmt_now(), buf, (size_t)(end - buf));
+    int64_t now = cmt_now();
+    cmt_emit_ext(type, cmt_seq_def(now), now, buf, (size_t)(end - buf));
 }
 
 void cmt_rec_module_load(uint32_t id, uint64_t base, const char *path, const uint8_t *build_id, size_t build_id_len,

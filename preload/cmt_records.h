@@ -2,8 +2,9 @@
  * cmt_records.h — every record the tracer writes, one encoder each, in the order and with the
  * fields of the record list in include/cmt_format.h (the reader, analyzer/reader.c, mirrors them).
  * No other module encodes a payload: they call these. Framing (sequence, time, staging block)
- * is the writer's (cmt_writer.h). Core records take the sequence number where the caller decided
- * the event's place in the order; the others take the next one.
+ * is the writer's (cmt_writer.h). ALLOC, RETRACK and FREE take the sequence number and time the
+ * caller took where it decided the event's place in the order; the others take their own
+ * (cmt_seq.h: definitions and extension records with cmt_seq_def).
  */
 #ifndef CMT_RECORDS_H
 #define CMT_RECORDS_H
@@ -16,16 +17,20 @@
 
 /* ALLOC or RETRACK (type), result: RETRACK only (the refused free's CUresult). */
 void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device, uint64_t ptr, uint64_t size,
-                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t result) CMT_HIDDEN;
-void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq) CMT_HIDDEN;
+                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t now,
+                   int64_t result) CMT_HIDDEN;
+void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq, int64_t now) CMT_HIDDEN;
 /* OOM or FAILED (type). */
 void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack, CUresult r) CMT_HIDDEN;
-void cmt_rec_teardown(uint64_t seq, enum cmt_api api, int device, uint16_t ctx, unsigned flags) CMT_HIDDEN;
+/* TEARDOWN and EXIT take a definition's number after `after` (cmt_ptr_clock(): every allocation
+ * and free recorded before, on any thread, even one that only the application's synchronisation
+ * orders before) and before whatever follows. */
+void cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) CMT_HIDDEN;
 /* STACK: n native frames (innermost first), npy Python frames as (code id | at << 32, line). */
 void cmt_rec_stack(uint32_t id, const uintptr_t *frames, uint32_t n, const uintptr_t *py, uint32_t npy) CMT_HIDDEN;
 void cmt_rec_device(int ordinal, uint64_t total, const uint8_t uuid[16], const char *name, const char *pci) CMT_HIDDEN;
 void cmt_rec_ctx(uint16_t idx, int device, uint64_t handle) CMT_HIDDEN;
-void cmt_rec_exit(int how, int status) CMT_HIDDEN;
+void cmt_rec_exit(uint64_t after, int how, int status) CMT_HIDDEN;
 void cmt_rec_pycode(uint32_t id, int first_line, const char *file, const char *name) CMT_HIDDEN;
 
 struct cmt_segment {

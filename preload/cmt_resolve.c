@@ -82,16 +82,14 @@ static void *real_getproc(const char *base, int version, cuuint64_t flags) {
 /* ---- the tracker's own driver calls ---- */
 
 #define CMT_DRV_DEF(name, ver, exported, params)                                                                       \
-    static void *_Atomic drv_##name;                                                                                   \
+    void *_Atomic cmt_drv_##name##_ptr;                                                                                \
     static _Atomic int drv_##name##_tried;                                                                             \
-    cmt_drv_##name##_t cmt_drv_##name##_fn(void) {                                                                     \
-        void *f = atomic_load_explicit(&drv_##name, memory_order_acquire);                                             \
-        if (CMT_LIKELY(f != NULL)) return (cmt_drv_##name##_t)f;                                                       \
+    cmt_drv_##name##_t cmt_drv_##name##_slow(void) {                                                                   \
         if (atomic_load(&drv_##name##_tried) > 3) return NULL;                                                         \
         atomic_fetch_add(&drv_##name##_tried, 1);                                                                      \
-        f = real_getproc(#name, ver, 0);                                                                               \
+        void *f = real_getproc(#name, ver, 0);                                                                         \
         if (!f) f = driver_sym(exported);                                                                              \
-        if (f) atomic_store_explicit(&drv_##name, f, memory_order_release);                                            \
+        if (f) atomic_store_explicit(&cmt_drv_##name##_ptr, f, memory_order_release);                                  \
         return (cmt_drv_##name##_t)f;                                                                                  \
     }
 CMT_DRIVER_CALLS(CMT_DRV_DEF)

@@ -50,13 +50,22 @@ int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported nam
     X(cuMemGetAllocationPropertiesFromHandle, 10020, "cuMemGetAllocationPropertiesFromHandle",     \
       (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))
 
+/* cmt_drv_NAME_fn(): the function (NULL when the driver lacks it); inline once resolved. */
 #define CMT_DRV_DECL(name, ver, exported, params)                                                  \
     typedef CUresult (*cmt_drv_##name##_t) params;                                                 \
-    cmt_drv_##name##_t cmt_drv_##name##_fn(void);
+    extern void *_Atomic cmt_drv_##name##_ptr CMT_HIDDEN;                                          \
+    cmt_drv_##name##_t cmt_drv_##name##_slow(void) CMT_HIDDEN;                                     \
+    static inline cmt_drv_##name##_t cmt_drv_##name##_fn(void) {                                   \
+        void *f = atomic_load_explicit(&cmt_drv_##name##_ptr, memory_order_acquire);               \
+        return CMT_LIKELY(f != NULL) ? (cmt_drv_##name##_t)f : cmt_drv_##name##_slow();            \
+    }
 CMT_DRIVER_CALLS(CMT_DRV_DECL)
 #undef CMT_DRV_DECL
 /* Calls one of them: CMT_DRV(cuCtxGetDevice, &dev); CUDA_ERROR_NOT_FOUND when unavailable. */
 #define CMT_DRV(name, ...)                                                                         \
-    (cmt_drv_##name##_fn() ? cmt_drv_##name##_fn()(__VA_ARGS__) : CUDA_ERROR_NOT_FOUND)
+    __extension__({                                                                                \
+        cmt_drv_##name##_t cmt_f_ = cmt_drv_##name##_fn(); /* resolved once per call */           \
+        cmt_f_ ? cmt_f_(__VA_ARGS__) : CUDA_ERROR_NOT_FOUND;                                       \
+    })
 
 #endif

@@ -12,12 +12,14 @@
 #include <unistd.h>
 
 #include "cmt_internal.h"
+#include "cmt_seq.h"
 
 struct cmt_config cmt_cfg = {.depth = 64, .stack_cache = true, .python = true};
 _Atomic int cmt_disabled;
 _Atomic uint32_t cmt_generation;
 __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
 
+static int64_t mono_ns(clockid_t id);
 static void clock_init(const char *v);
 
 static void absolute_path(char *dst, size_t cap, const char *src) {
@@ -93,6 +95,7 @@ void cmt_read_config(void) {
     v = getenv("CUMEMTRACK_PYTHON");
     cmt_cfg.python = !(v && !strcmp(v, "0"));
     clock_init(getenv("CUMEMTRACK_CLOCK"));
+    cmt_seq_init(mono_ns(CLOCK_MONOTONIC));
     v = getenv("CUMEMTRACK_MANIFEST");
     if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
     v = getenv("CUMEMTRACK_NO_CHILDREN");

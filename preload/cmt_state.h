@@ -47,6 +47,8 @@ struct cmt_tls {
     uint64_t clk_tsc;     /* the event clock's base pair (0: none) and the last time returned */
     int64_t clk_ns;
     int64_t clk_last;
+    uint64_t seq_last; /* cmt_seq.h: the last sequence number this thread took, and its slot */
+    uint32_t seq_slot;
 };
 extern __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec"))) CMT_STATE_HIDDEN;
 

@@ -8,6 +8,7 @@
 #include "cmt_driver.h"
 #include "cmt_alerts.h"
 #include "cmt_records.h"
+#include "cmt_seq.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -72,7 +73,10 @@ static struct mapping *add_mapping(const struct mapping *v) {
 
 static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
-    if (!h->pending) cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_next_seq());
+    if (!h->pending) {
+        int64_t now = cmt_now();
+        cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_seq_def(now), now);
+    }
     if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, -(int64_t)h->size, NULL);
     if (undo.nfreed < MAX_UNDO)
         undo.freed[undo.nfreed++] = *h;
@@ -84,8 +88,9 @@ static void end_handle(enum cmt_api api, struct handle *h) {
 static void restore_handle(enum cmt_api api, const struct handle *saved, CUresult r) {
     struct handle *h = add_handle(saved);
     if (!h || h->pending) return;
+    int64_t now = cmt_now();
     cmt_rec_alloc(CMT_REC_RETRACK, api, h->kind, CMT_SPACE_VMM, h->device, h->handle, h->size,
-                   h->size, h->stack, 0, cmt_next_seq(), r);
+                   h->size, h->stack, 0, cmt_seq_def(now), now, r);
     if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, (int64_t)h->size, NULL);
 }
 
@@ -102,8 +107,9 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     pthread_mutex_lock(&lock);
     add_handle(&(struct handle){
         .handle = handle, .size = c->size, .stack = stack, .refs = 1, .device = device, .kind = CMT_KIND_VMM});
+    int64_t now = cmt_now();
     cmt_rec_alloc(CMT_REC_ALLOC, c->api, CMT_KIND_VMM, CMT_SPACE_VMM, device, handle, c->size, c->size,
-                   stack, 0, cmt_next_seq(), 0);
+                   stack, 0, cmt_seq_def(now), now, 0);
     cmt_live_add(device, (int64_t)c->size, c->caller);
     pthread_mutex_unlock(&lock);
 }
@@ -136,7 +142,8 @@ void cmt_vmm_release_pre(struct cmt_call *c) {
     undo.release_found = h != NULL;
     undo.release_freed = false;
     if (!h) {
-        cmt_rec_free(c->api, CMT_SPACE_VMM | CMT_FLAG_UNKNOWN, -2, key, cmt_next_seq());
+        int64_t now = cmt_now();
+        cmt_rec_free(c->api, CMT_SPACE_VMM | CMT_FLAG_UNKNOWN, -2, key, cmt_seq_def(now), now);
     } else if (h->refs > 0 && --h->refs == 0 && h->maps == 0) {
         undo.release_freed = true;
         end_handle(c->api, h);
@@ -167,9 +174,10 @@ void cmt_vmm_mapped(struct cmt_call *c) {
     if (h && h->pending) { /* an imported handle's first mapping: recorded now, with its size */
         h->pending = false;
         h->size = c->size;
+        int64_t now = cmt_now();
         cmt_rec_alloc(CMT_REC_ALLOC, CMT_API_cuMemImportFromShareableHandle, CMT_KIND_IMPORTED,
                        CMT_SPACE_VMM, h->device, h->handle, h->size, h->size, h->stack, 0,
-                       cmt_next_seq(), 0);
+                       cmt_seq_def(now), now, 0);
     }
     cmt_rec_vmm_map(1, c->ptr, c->size, c->handle);
     pthread_mutex_unlock(&lock);

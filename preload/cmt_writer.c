@@ -19,13 +19,14 @@
 #include "cmt_internal.h"
 #include "cmt_procstat.h"
 #include "cmt_records.h"
+#include "cmt_seq.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-enum { W_NONE = 0, W_OPEN = 1, W_FAILED = 2 };
+enum { W_NONE = 0, W_OPEN = 1, W_FAILED = 2 }; /* W_OPEN: 1 in cmt_writer.h's inline checks */
 
+_Atomic int cmt_writer_state;
 static struct {
-    _Atomic int state;
     _Atomic int stopped;
     int fd;
     dev_t dev;
@@ -34,7 +35,6 @@ static struct {
     struct cmt_file_header *hdr;
     _Atomic uint64_t next_block;
     _Atomic uint32_t next_writer;
-    _Atomic uint64_t seq;
     uint64_t early_counters[CMT_MAX_COUNTERS];
     pthread_mutex_t lock;    /* creation */
     pthread_mutex_t fd_lock; /* the descriptor: fallocate, mmap, reopen */
@@ -46,12 +46,10 @@ static __thread bool creating; /* this thread is writing the new dump's first re
 
 static atomic_int warned_stop, warned_create, warned_escape;
 
-uint64_t cmt_next_seq(void) { return atomic_fetch_add_explicit(&dump.seq, 1, memory_order_relaxed) + 1; }
-
-const char *cmt_writer_path(void) { return atomic_load(&dump.state) == W_OPEN ? dump.path : NULL; }
+const char *cmt_writer_path(void) { return atomic_load(&cmt_writer_state) == W_OPEN ? dump.path : NULL; }
 
 bool cmt_writer_mine(void) {
-    return atomic_load(&dump.state) == W_OPEN && dump.hdr && dump.hdr->pid == (uint32_t)getpid();
+    return atomic_load(&cmt_writer_state) == W_OPEN && dump.hdr && dump.hdr->pid == (uint32_t)getpid();
 }
 
 void cmt_counter_add(enum cmt_counter c, uint64_t n) {
@@ -236,10 +234,12 @@ static void write_prologue(void) {
     uint8_t buf[CMT_ENC_MAX];
     for (int i = 0; i < CMT_API_COUNT; i++) {
         uint8_t *p = cmt_enc_api_name(buf, (unsigned)i, syms[i]);
-        cmt_emit_ext(CMT_REC_API_NAME, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+        int64_t now = cmt_now();
+        cmt_emit_ext(CMT_REC_API_NAME, cmt_seq_def(now), now, buf, (size_t)(p - buf));
     }
     uint8_t *p = cmt_enc_info(buf, "clock", cmt_clock_name());
-    cmt_emit_ext(CMT_REC_INFO, cmt_next_seq(), cmt_now(), buf, (size_t)(p - buf));
+    int64_t now = cmt_now();
+    cmt_emit_ext(CMT_REC_INFO, cmt_seq_def(now), now, buf, (size_t)(p - buf));
 }
 
 /* Creates the missing directories above path (mode 0700), as `cumemtrack run` does up front for
@@ -321,13 +321,13 @@ static bool create_file(void) {
 }
 
 static void thread_exit(void *arg);
-bool cmt_writer_ensure(void) {
-    int s = atomic_load_explicit(&dump.state, memory_order_acquire);
+bool cmt_writer_ensure_slow(void) {
+    int s = atomic_load_explicit(&cmt_writer_state, memory_order_acquire);
     if (CMT_LIKELY(s == W_OPEN)) return true;
     if (s == W_FAILED) return false;
     if (creating) return true;
     pthread_mutex_lock(&dump.lock);
-    if (atomic_load(&dump.state) == W_NONE) {
+    if (atomic_load(&cmt_writer_state) == W_NONE) {
         if (!dump.key_made) dump.key_made = pthread_key_create(&dump.thread_key, thread_exit) == 0;
         bool ok = create_file();
         if (ok) {
@@ -337,10 +337,10 @@ bool cmt_writer_ensure(void) {
             creating = false;
             write_manifest();
         }
-        atomic_store_explicit(&dump.state, ok ? W_OPEN : W_FAILED, memory_order_release);
+        atomic_store_explicit(&cmt_writer_state, ok ? W_OPEN : W_FAILED, memory_order_release);
     }
     pthread_mutex_unlock(&dump.lock);
-    return atomic_load(&dump.state) == W_OPEN;
+    return atomic_load(&cmt_writer_state) == W_OPEN;
 }
 
 /* The application may have closed or reused our descriptor: check it is still our file. */
@@ -490,7 +490,8 @@ static void release_slot(struct cmt_tls *t) {
 static void thread_exit(void *arg) {
     (void)arg;
     struct cmt_tls *t = &cmt_tls;
-    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&dump.state) != W_OPEN) return;
+    cmt_seq_thread_exit();
+    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&cmt_writer_state) != W_OPEN) return;
     t->nesting++; /* unconditionally: the thread is ending, whatever it was doing */
     release_slot(t);
     t->nesting--;
@@ -508,7 +509,7 @@ static bool new_block(uint64_t seq, int64_t now) {
     return true;
 }
 
-uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
+uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
     struct cmt_tls *t = &cmt_tls;
     if (CMT_UNLIKELY(!cmt_writer_ensure())) return NULL;
     if (CMT_UNLIKELY(t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))) {
@@ -519,17 +520,12 @@ uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
     if (CMT_UNLIKELY(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq ||
                      now < t->last_time)) {
-        if (!new_block(seq, now)) {
+        if (seq == 0 || !new_block(seq, now)) { /* 0: no sequence number left (cmt_seq.h) */
             cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
             return NULL;
         }
     }
-    uint8_t *p = t->block + t->pos + 1;
-    p = cmt_put_varint(p, seq - t->last_seq);
-    p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
-    t->last_seq = seq;
-    t->last_time = now;
-    return p;
+    return cmt_rec_head(t, seq, now);
 }
 
 void cmt_rec_end(uint8_t type, uint8_t *end) {
@@ -561,11 +557,11 @@ void cmt_writer_fork_child(void) {
     pthread_mutex_init(&dump.lock, NULL);
     pthread_mutex_init(&dump.fd_lock, NULL);
     creating = false;
-    atomic_store(&dump.state, W_NONE);
+    atomic_store(&cmt_writer_state, W_NONE);
     atomic_store(&dump.stopped, 0);
     atomic_store(&dump.next_block, 0);
     atomic_store(&dump.next_writer, 0);
-    atomic_store(&dump.seq, 0);
+    cmt_seq_fork_child();
     memset(dump.early_counters, 0, sizeof dump.early_counters);
     atomic_store(&warned_stop, 0);
     atomic_store(&warned_create, 0);

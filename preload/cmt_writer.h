@@ -7,19 +7,51 @@
 #ifndef CMT_WRITER_H
 #define CMT_WRITER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "cmt_format.h"
+#include "cmt_state.h"
+#include "cmt_wire.h"
 
+/* The dump's state (cmt_writer.c): 1 once it is open. Read by the inline checks below. */
+extern _Atomic int cmt_writer_state __attribute__((visibility("hidden")));
+bool cmt_writer_ensure_slow(void) __attribute__((visibility("hidden")));
 /* Creates the dump if needed. False when there is none (disabled, or creation failed). */
-bool cmt_writer_ensure(void);
-/* The next sequence number (take it where the order of events is decided). */
-uint64_t cmt_next_seq(void);
+static inline bool cmt_writer_ensure(void) {
+    if (__builtin_expect(atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1, 1)) return true;
+    return cmt_writer_ensure_slow();
+}
+/* True when the dump is open (cmt_writer_path() != NULL, without the call). */
+static inline bool cmt_writer_open(void) {
+    return atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1;
+}
+uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) __attribute__((visibility("hidden")));
+/* Writes a record's sequence and time deltas after its (not yet stored) type byte. */
+static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now) {
+    uint8_t *p = t->block + t->pos + 1;
+    p = cmt_put_varint(p, seq - t->last_seq);
+    p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
+    t->last_seq = seq;
+    t->last_time = now;
+    return p;
+}
 /* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
- * when the record is dropped (then do not call cmt_rec_end). */
-uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now);
+ * when the record is dropped (then do not call cmt_rec_end). seq: from cmt_seq.h (0: dropped).
+ * Inline while the thread's block is open and has room; cmt_rec_begin_slow does the rest (the
+ * dump's creation, a forked child, a new block, a drop). */
+static inline uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
+    struct cmt_tls *t = &cmt_tls;
+    size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    if (__builtin_expect(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq || now < t->last_time ||
+                             !cmt_writer_open() ||
+                             t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed),
+                         0))
+        return cmt_rec_begin_slow(max_payload, seq, now);
+    return cmt_rec_head(t, seq, now);
+}
 /* Publishes the record begun last; end is one past its payload. */
 void cmt_rec_end(uint8_t type, uint8_t *end);
 /* Encodes a ptr field of a core record (delta against the previous one in the block). */

@@ -23,22 +23,20 @@ struct cmt_config cmt_cfg = {.depth = 64, .python = true};
 uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
     return cmt_put_varint(p, ptr);
 }
-static uint64_t counters[CMT_CTR_COUNT], seq;
+static uint64_t counters[CMT_CTR_COUNT];
 static uint8_t rec[1 << 16], info[1024];
 static size_t info_len;
 static int pycodes;
 void cmt_counter_add(enum cmt_counter c, uint64_t n) {
     counters[c] += n;
 }
-uint64_t cmt_next_seq(void) {
-    return ++seq;
-}
 __thread struct cmt_tls cmt_tls; /* clk_tsc 0: cmt_now() asks cmt_now_slow() */
 uint64_t cmt_tsc_mult, cmt_tsc_span;
 int64_t cmt_now_slow(void) {
     return 0;
 }
-uint8_t *cmt_rec_begin(size_t max, uint64_t s, int64_t now) {
+_Atomic int cmt_writer_state; /* 0: cmt_rec_begin (inline) goes to the stub below */
+uint8_t *cmt_rec_begin_slow(size_t max, uint64_t s, int64_t now) {
     (void)s, (void)now;
     return max <= sizeof rec ? rec : NULL;
 }

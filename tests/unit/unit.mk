@@ -15,10 +15,17 @@ $(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/reader.c analyzer
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/reader.c analyzer/util.c -o $@
 
-$(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_python.h preload/cmt_internal.h \
-		preload/cmt_state.h include/cmt_format.h
+$(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c preload/cmt_python.h \
+		preload/cmt_internal.h preload/cmt_seq.h preload/cmt_state.h include/cmt_format.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c -o $@ -lpthread
+	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c \
+		-o $@ -lpthread
+
+# the sequence numbers (preload/cmt_seq.c) with chosen times
+test-programs: $(UNIT)/test_seq
+$(UNIT)/test_seq: tests/unit/test_seq.c preload/cmt_seq.c preload/cmt_seq.h preload/cmt_state.h include/cmt_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/test_seq.c preload/cmt_seq.c -o $@ -lpthread
 
 $(UNIT)/sub/libnext_private.so: tests/unit/libnext_private.c
 	@mkdir -p $(dir $@)
