@@ -71,7 +71,7 @@ static bool load_unwind(void) {
         cmt_writer_set_stacks_available(f != NULL);
         if (!f)
             cmt_warn_once(&warned_missing, "warning: libunwind.so.8 not found: running without call "
-                          "stacks (install the Debian package libunwind8)");
+                                           "stacks (install the Debian package libunwind8)");
     }
     pthread_mutex_unlock(&load_lock);
     return atomic_load(&unwind_state) == 1;
@@ -87,7 +87,7 @@ static inline uint64_t hash_words(const uintptr_t *f, uint32_t n) {
     return h;
 }
 
-static uint32_t stack_id(const uintptr_t *key, uint32_t words);
+static const struct stack *stack_intern(const uintptr_t *key, uint32_t words);
 
 static void emit_stack(const struct stack *s) {
     uint32_t n = (uint32_t)s->key[0], npy = (uint32_t)(s->key[0] >> 32);
@@ -95,7 +95,9 @@ static void emit_stack(const struct stack *s) {
     cmt_rec_stack(s->id, frames, n, py, npy);
 }
 
-int cmt_stack_raw(void **buf, int n) { return load_unwind() ? unw_backtrace_fn(buf, n) : 0; }
+int cmt_stack_raw(void **buf, int n) {
+    return load_unwind() ? unw_backtrace_fn(buf, n) : 0;
+}
 
 /* ---- the call-site cache ----
  * A training loop allocates from the same call sites with the same stacks again and again. A
@@ -115,29 +117,69 @@ int cmt_stack_raw(void **buf, int n) { return load_unwind() ? unw_backtrace_fn(b
 struct sc_entry {
     uintptr_t ra, sp;
     uint32_t id, n, npy;
-    int valid;     /* slots located: hits are verified by loads */
+    int valid; /* slots located: hits are verified by loads */
     uintptr_t ip[SC_MAX_FRAMES];
     const uintptr_t *slot[SC_MAX_FRAMES];
     struct cmt_pyframe py[SC_MAX_PY];
 };
 
+/* ---- the layout cache (native stacks: no Python frames on this thread) ----
+ * Many call sites share a (return address, stack pointer) key: a call site reached from 10 000
+ * different callers has one key and 10 000 stacks, and a stack's return-address slots usually sit
+ * at the same places (the same "layout") for all of them. So a layout — where, as word offsets
+ * from the call site's return-address slot, each of the n return addresses was found for a stack
+ * libunwind unwound at that key — is remembered per key (LY_WAYS layouts per key's set), and a
+ * stack is then recognised by loading the n slots of the layout (independent loads), hashing the
+ * values with the layout's serial and finding the stack in a set-associative table of stacks
+ * (ST_SETS x ST_WAYS, LRU per set) whose frames must equal the loaded values word for word. A
+ * different caller anywhere on the stack changes a loaded value: another stack or a miss, never
+ * the old stack. Bounded: about 570 KiB per thread, allocated with the thread's first stack. */
+
+#define LY_SETS 512
+#define LY_WAYS 4
+#define ST_SETS 4096
+#define ST_WAYS 8
+
+struct layout {
+    uintptr_t ra, sp;
+    uint32_t serial, n;          /* serial 0: empty */
+    uint16_t off[SC_MAX_FRAMES]; /* word offsets from the return-address slot (sp - 1 word) */
+};
+
+struct st_way {
+    uint64_t tag;
+    struct stack *s;
+};
+
+struct tcache {
+    struct sc_entry e[SC_ENTRIES];
+    struct layout ly[LY_SETS][LY_WAYS];
+    struct st_way st[ST_SETS][ST_WAYS];
+    uint32_t serial;
+};
+
 static __thread struct {
     uint32_t gen;
-    int state; /* 0 unknown, 1 usable, -1 not for this thread */
+    int state;        /* 0 unknown, 1 usable, -1 not for this thread */
     uintptr_t lo, hi; /* this thread's stack */
     struct sc_entry *e;
+    struct tcache *t;
 } sc __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t sc_key;
 static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
-static void sc_free(void *p) { free(p); }
-static void sc_make_key(void) { pthread_key_create(&sc_key, sc_free); }
+static void sc_free(void *p) {
+    free(p);
+}
+static void sc_make_key(void) {
+    pthread_key_create(&sc_key, sc_free);
+}
 
 static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
     if (CMT_UNLIKELY(sc.gen != gen)) {
         sc.gen = gen;
-        if (sc.e) memset(sc.e, 0, SC_ENTRIES * sizeof *sc.e);
+        if (sc.t) memset(sc.t, 0, sizeof *sc.t);
     }
     if (CMT_UNLIKELY(sc.state == 0)) {
         pthread_attr_t a;
@@ -148,11 +190,12 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
             if (pthread_attr_getstack(&a, &addr, &size) == 0) {
                 sc.lo = (uintptr_t)addr;
                 sc.hi = (uintptr_t)addr + size;
-                sc.e = calloc(SC_ENTRIES, sizeof *sc.e);
-                if (sc.e) {
+                sc.t = calloc(1, sizeof *sc.t);
+                if (sc.t) {
+                    sc.e = sc.t->e;
                     sc.state = 1;
                     pthread_once(&sc_once, sc_make_key);
-                    pthread_setspecific(sc_key, sc.e); /* freed when the thread exits */
+                    pthread_setspecific(sc_key, sc.t); /* freed when the thread exits */
                 }
             }
             pthread_attr_destroy(&a);
@@ -169,21 +212,113 @@ static bool sc_verify(const struct sc_entry *e) {
     return true;
 }
 
-/* Finds, upward from sp, the stack slot of each return address. */
-static bool sc_locate(struct sc_entry *e, uintptr_t sp) {
+/* Finds, upward from sp, the stack slot of each of the n return addresses ip. */
+static bool locate(const uintptr_t *ip, uint32_t n, uintptr_t sp, const uintptr_t **slot) {
     const uintptr_t *p = (const uintptr_t *)sp, *end = (const uintptr_t *)sc.hi;
     if ((uintptr_t)end - sp > SC_MAX_SCAN) end = (const uintptr_t *)(sp + SC_MAX_SCAN);
-    for (uint32_t i = 0; i < e->n; i++) {
-        while (p < end && *p != e->ip[i]) p++;
+    for (uint32_t i = 0; i < n; i++) {
+        while (p < end && *p != ip[i])
+            p++;
         if (p >= end) return false;
-        e->slot[i] = p++;
+        slot[i] = p++;
     }
     return true;
 }
 
+static inline uint64_t mix64(uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* The layout cache's tag of n stack values read through layout serial (four independent chains,
+ * so the loads and the mixing overlap). */
+static inline uint64_t values_tag(uint32_t serial, const uintptr_t *v, uint32_t n) {
+    uint64_t h[4] = {serial, 0x9E3779B97F4A7C15ull, n, 0xC2B2AE3D27D4EB4Full};
+    uint32_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++)
+            h[k] = (h[k] ^ v[i + k]) * 0x100000001b3ull;
+    for (; i < n; i++)
+        h[i & 3] = (h[i & 3] ^ v[i]) * 0x100000001b3ull;
+    return mix64(h[0] ^ (h[1] << 1 | h[1] >> 63) ^ (h[2] << 2 | h[2] >> 62) ^ (h[3] << 3 | h[3] >> 61));
+}
+
+static inline struct layout *ly_set(uintptr_t ra, uintptr_t sp) {
+    return sc.t->ly[mix64(ra ^ sp * 0x9E3779B97F4A7C15ull) & (LY_SETS - 1)];
+}
+
+static inline struct st_way *st_set(uint64_t tag) {
+    return sc.t->st[(tag >> 20) & (ST_SETS - 1)];
+}
+
+/* The native stack (no Python frames) at call site (ra, sp), when one of the site's layouts finds
+ * a stack this thread has met there; NULL otherwise. sc_lookup(ra, sp) has said the thread's
+ * caches are usable and sp is on its stack. */
+static struct stack *lc_find(uintptr_t ra, uintptr_t sp) {
+    struct layout *set = ly_set(ra, sp);
+    const uintptr_t *base = (const uintptr_t *)sp - 1;
+    for (int w = 0; w < LY_WAYS; w++) {
+        const struct layout *l = &set[w];
+        if (l->ra != ra || l->sp != sp || !l->serial) continue;
+        uint32_t n = l->n;
+        uintptr_t v[SC_MAX_FRAMES];
+        for (uint32_t i = 0; i < n; i++)
+            v[i] = base[l->off[i]];
+        uint64_t tag = values_tag(l->serial, v, n);
+        struct st_way *ways = st_set(tag);
+        for (int k = 0; k < ST_WAYS; k++) {
+            struct stack *s = ways[k].s;
+            if (ways[k].tag != tag || !s || s->key[0] != n || memcmp(s->key + 1, v, n * sizeof *v)) continue;
+            if (k) { /* most recently used first */
+                struct st_way hit = ways[k];
+                memmove(ways + 1, ways, (size_t)k * sizeof *ways);
+                ways[0] = hit;
+            }
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Remembers native stack s (s->key[0] frames, frames[0] == ra) that libunwind found at call site
+ * (ra, sp): its layout (where each return address sits), then the stack under that layout. */
+static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s) {
+    uint32_t n = (uint32_t)s->key[0];
+    const uintptr_t *frames = s->key + 1, *base = (const uintptr_t *)sp - 1;
+    const uintptr_t *slot[SC_MAX_FRAMES];
+    if (n == 0 || n > SC_MAX_FRAMES || frames[0] != ra || !locate(frames, n, (uintptr_t)base, slot)) return;
+    struct layout *set = ly_set(ra, sp), *l = NULL;
+    for (int w = 0; w < LY_WAYS && !l; w++) {
+        struct layout *c = &set[w];
+        if (c->serial && c->ra == ra && c->sp == sp && c->n == n) {
+            uint32_t i = 0;
+            while (i < n && base + c->off[i] == slot[i])
+                i++;
+            if (i == n) l = c;
+        }
+    }
+    if (!l) { /* a new layout replaces the oldest */
+        memmove(set + 1, set, (LY_WAYS - 1) * sizeof *set);
+        l = &set[0];
+        l->ra = ra;
+        l->sp = sp;
+        l->n = n;
+        l->serial = ++sc.t->serial ? sc.t->serial : ++sc.t->serial;
+        for (uint32_t i = 0; i < n; i++)
+            l->off[i] = (uint16_t)(slot[i] - base);
+    }
+    uint64_t tag = values_tag(l->serial, frames, n);
+    struct st_way *ways = st_set(tag);
+    memmove(ways + 1, ways, (ST_WAYS - 1) * sizeof *ways);
+    ways[0] = (struct st_way){tag, (struct stack *)s};
+}
+
 /* The index, from i on, of the next native frame in the interpreter's eval loop (n: none). */
 static uint32_t next_eval(const uintptr_t *frames, uint32_t i, uint32_t n) {
-    while (i < n && !cmt_python_is_eval(frames[i])) i++;
+    while (i < n && !cmt_python_is_eval(frames[i]))
+        i++;
     return i;
 }
 
@@ -202,6 +337,10 @@ uint32_t cmt_stack_capture(const void *frame) {
         if (ce && ce->valid && ce->ra == ra && ce->sp == csp && ce->npy == (uint32_t)npy &&
             memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0 && sc_verify(ce))
             return ce->id;
+        if (ce && npy == 0) {
+            const struct stack *s = lc_find(ra, csp);
+            if (s) return s->id;
+        }
     }
     void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
     int got = unw_backtrace_fn(raw, (int)depth + OWN_MARGIN);
@@ -210,7 +349,8 @@ uint32_t cmt_stack_capture(const void *frame) {
         return 0;
     }
     int skip = 0;
-    while (skip < got && cmt_is_own_address(raw[skip])) skip++;
+    while (skip < got && cmt_is_own_address(raw[skip]))
+        skip++;
     uint32_t n = (uint32_t)(got - skip);
     if (n > depth) n = depth;
     if (n == 0) return 0;
@@ -226,12 +366,14 @@ uint32_t cmt_stack_capture(const void *frame) {
         if (py[k].entry && at < n) at = next_eval(frames, at + 1, n);
     }
     key[0] = n | (uintptr_t)k << 32;
-    uint32_t id = stack_id(key, 1 + n + 2 * k);
+    const struct stack *s = stack_intern(key, 1 + n + 2 * k);
+    uint32_t id = s ? s->id : 0;
+    if (ce && s && npy == 0) lc_add(ra, csp, s);
     if (ce && id) {
         if (ce->ra == ra && ce->sp == csp && ce->n == n && ce->id == id && !ce->valid && ce->npy == (uint32_t)npy &&
             memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0) {
             /* seen twice with the same frames: worth locating the slots */
-            ce->valid = frames[0] == ra && sc_locate(ce, csp - sizeof(uintptr_t));
+            ce->valid = frames[0] == ra && locate(ce->ip, ce->n, csp - sizeof(uintptr_t), ce->slot);
         } else {
             ce->ra = ra;
             ce->sp = csp;
@@ -246,8 +388,9 @@ uint32_t cmt_stack_capture(const void *frame) {
     return id;
 }
 
-/* The id of a stack (inserted, and written as a STACK record, when new). */
-static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
+/* A stack's entry in the global table (inserted, and written as a STACK record, when new; NULL: no
+ * memory). */
+static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
     uint64_t h = hash_words(key, words);
 
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
@@ -256,8 +399,7 @@ static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
         cache.gen = gen;
     }
     struct stack *c = cache.e[h & (TLS_CACHE - 1)];
-    if (c && c->hash == h && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0)
-        return c->id;
+    if (c && c->hash == h && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0) return c;
 
     /* new to this thread: make sure every frame's module is in the dump first */
     cmt_modules_cover((const void *const *)(key + 1), (uint32_t)key[0]);
@@ -286,15 +428,15 @@ static uint32_t stack_id(const uintptr_t *key, uint32_t words) {
     pthread_mutex_unlock(&stripes[k].lock);
     if (!s) {
         cmt_counter_add(CMT_CTR_DROPPED_STACKS, 1);
-        return 0;
+        return NULL;
     }
     cache.e[h & (TLS_CACHE - 1)] = s;
-    return s->id;
+    return s;
 }
 
 void cmt_stacks_fork_child(void) {
-    sc.gen = 0; /* the forking thread's call-site cache: ids restart in the child */
-    if (sc.e) memset(sc.e, 0, SC_ENTRIES * sizeof *sc.e);
+    sc.gen = 0; /* the forking thread's call-site caches: ids restart in the child */
+    if (sc.t) memset(sc.t, 0, sizeof *sc.t);
     /* entries stay allocated (another thread may have been inside a table at fork); the ids and
      * the definitions start again in the child's own dump */
     stripes_init();
