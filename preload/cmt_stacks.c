@@ -3,6 +3,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,17 @@ static struct {
 static _Atomic uint32_t next_id;
 static _Atomic int unwind_state; /* 0 unknown, 1 loaded, 2 missing */
 static int (*unw_backtrace_fn)(void **, int);
+/* libunwind's cursor API (x86-64 only: its local-unwinding symbols, no header needed): where the
+ * caches learn each frame's stack pointer, so the slot of each return address is exact */
+#if defined(__x86_64__)
+#define UNW_CURSOR_WORDS 256 /* libunwind's unw_cursor_t: 127 words on x86-64 */
+#define UNW_X86_64_RSP 7
+#define UNW_X86_64_RIP 16
+static int (*unw_getcontext_fn)(ucontext_t *);
+static int (*unw_init_local_fn)(void *, ucontext_t *);
+static int (*unw_step_fn)(void *);
+static int (*unw_get_reg_fn)(void *, int, uint64_t *);
+#endif
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int warned_missing;
 
@@ -67,6 +79,18 @@ static bool load_unwind(void) {
         void *h = cmt_real_dlopen ? cmt_real_dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL) : NULL;
         void *f = h ? cmt_real_dlsym(h, "unw_backtrace") : NULL;
         unw_backtrace_fn = (int (*)(void **, int))f;
+#if defined(__x86_64__)
+        if (f) {
+            void *g = cmt_real_dlsym(h, "_Ux86_64_getcontext"), *i = cmt_real_dlsym(h, "_ULx86_64_init_local"),
+                 *st = cmt_real_dlsym(h, "_ULx86_64_step"), *r = cmt_real_dlsym(h, "_ULx86_64_get_reg");
+            if (g && i && st && r) {
+                unw_getcontext_fn = (int (*)(ucontext_t *))g;
+                unw_init_local_fn = (int (*)(void *, ucontext_t *))i;
+                unw_step_fn = (int (*)(void *))st;
+                unw_get_reg_fn = (int (*)(void *, int, uint64_t *))r;
+            }
+        }
+#endif
         atomic_store_explicit(&unwind_state, f ? 1 : 2, memory_order_release);
         cmt_writer_set_stacks_available(f != NULL);
         if (!f)
@@ -151,8 +175,19 @@ struct st_way {
     struct stack *s;
 };
 
+/* A return address's frame size: how many words above its own slot the next return address
+ * sits (learned from libunwind's cursor; 0: it varied, the function's frame size is not fixed). */
+#define FS_SLOTS 4096
+#define FS_PROBE 8
+
+struct fsize {
+    uintptr_t ip; /* 0: empty */
+    uint32_t words;
+};
+
 struct tcache {
     struct sc_entry e[SC_ENTRIES];
+    struct fsize fs[FS_SLOTS];
     struct layout ly[LY_SETS][LY_WAYS];
     struct st_way st[ST_SETS][ST_WAYS];
     uint32_t serial;
@@ -212,17 +247,31 @@ static bool sc_verify(const struct sc_entry *e) {
     return true;
 }
 
-/* Finds, upward from sp, the stack slot of each of the n return addresses ip. */
-static bool locate(const uintptr_t *ip, uint32_t n, uintptr_t sp, const uintptr_t **slot) {
-    const uintptr_t *p = (const uintptr_t *)sp, *end = (const uintptr_t *)sc.hi;
-    if ((uintptr_t)end - sp > SC_MAX_SCAN) end = (const uintptr_t *)(sp + SC_MAX_SCAN);
-    for (uint32_t i = 0; i < n; i++) {
-        while (p < end && *p != ip[i])
-            p++;
-        if (p >= end) return false;
-        slot[i] = p++;
-    }
-    return true;
+/* Unwinds the calling thread with libunwind's cursor (frame by frame), giving each frame's return
+ * address and the stack slot it was read from (the frame's stack pointer - 1 word: the caller's
+ * call pushed it there); a frame whose slot does not hold its return address (a signal frame)
+ * gets slot NULL. Returns the frame count, 0 when libunwind's cursor API is missing (then the
+ * caches learn nothing and every stack they cannot find is unwound with unw_backtrace). */
+__attribute__((noinline)) static int unwind_slots(uintptr_t *ip, const uintptr_t **slot, int max) {
+#if defined(__x86_64__)
+    if (!unw_step_fn) return 0;
+    ucontext_t uc;
+    uintptr_t cursor[UNW_CURSOR_WORDS];
+    if (unw_getcontext_fn(&uc) != 0 || unw_init_local_fn(cursor, &uc) < 0) return 0;
+    int n = 0;
+    do {
+        uint64_t i, sp;
+        if (unw_get_reg_fn(cursor, UNW_X86_64_RIP, &i) < 0 || unw_get_reg_fn(cursor, UNW_X86_64_RSP, &sp) < 0) break;
+        const uintptr_t *at = (const uintptr_t *)sp - 1;
+        ip[n] = i;
+        slot[n] = sp - sizeof *at >= sc.lo && sp <= sc.hi && *at == i ? at : NULL;
+        n++;
+    } while (n < max && unw_step_fn(cursor) > 0);
+    return n;
+#else
+    (void)ip, (void)slot, (void)max;
+    return 0;
+#endif
 }
 
 static inline uint64_t mix64(uint64_t h) {
@@ -232,17 +281,16 @@ static inline uint64_t mix64(uint64_t h) {
     return h;
 }
 
-/* The layout cache's tag of n stack values read through layout serial (four independent chains,
- * so the loads and the mixing overlap). */
-static inline uint64_t values_tag(uint32_t serial, const uintptr_t *v, uint32_t n) {
-    uint64_t h[4] = {serial, 0x9E3779B97F4A7C15ull, n, 0xC2B2AE3D27D4EB4Full};
-    uint32_t i = 0;
-    for (; i + 4 <= n; i += 4)
-        for (int k = 0; k < 4; k++)
-            h[k] = (h[k] ^ v[i + k]) * 0x100000001b3ull;
-    for (; i < n; i++)
-        h[i & 3] = (h[i & 3] ^ v[i]) * 0x100000001b3ull;
-    return mix64(h[0] ^ (h[1] << 1 | h[1] >> 63) ^ (h[2] << 2 | h[2] >> 62) ^ (h[3] << 3 | h[3] >> 61));
+/* The layout cache's tag of n stack values (chained by values_step) read through layout serial: a
+ * rotate-xor chain of the values times an odd constant (without the multiply, stacks that differ
+ * in a few frames by the same address difference collide: 10 000 call sites made a few hundred
+ * tags), then one mix. A collision only costs a comparison. */
+static inline uint64_t values_tag(uint32_t serial, uint64_t h, uint32_t n) {
+    return mix64(h ^ ((uint64_t)serial << 32 | n) * 0x9E3779B97F4A7C15ull);
+}
+
+static inline uint64_t values_step(uint64_t h, uintptr_t v) {
+    return (h << 5 | h >> 59) ^ v * 0x9E3779B97F4A7C15ull; /* the multiply is off the chain */
 }
 
 static inline struct layout *ly_set(uintptr_t ra, uintptr_t sp) {
@@ -256,7 +304,7 @@ static inline struct st_way *st_set(uint64_t tag) {
 /* The native stack (no Python frames) at call site (ra, sp), when one of the site's layouts finds
  * a stack this thread has met there; NULL otherwise. sc_lookup(ra, sp) has said the thread's
  * caches are usable and sp is on its stack. */
-static struct stack *lc_find(uintptr_t ra, uintptr_t sp) {
+static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layout **found) {
     struct layout *set = ly_set(ra, sp);
     const uintptr_t *base = (const uintptr_t *)sp - 1;
     for (int w = 0; w < LY_WAYS; w++) {
@@ -264,9 +312,10 @@ static struct stack *lc_find(uintptr_t ra, uintptr_t sp) {
         if (l->ra != ra || l->sp != sp || !l->serial) continue;
         uint32_t n = l->n;
         uintptr_t v[SC_MAX_FRAMES];
+        uint64_t h = 0;
         for (uint32_t i = 0; i < n; i++)
-            v[i] = base[l->off[i]];
-        uint64_t tag = values_tag(l->serial, v, n);
+            h = values_step(h, v[i] = base[l->off[i]]);
+        uint64_t tag = values_tag(l->serial, h, n);
         struct st_way *ways = st_set(tag);
         for (int k = 0; k < ST_WAYS; k++) {
             struct stack *s = ways[k].s;
@@ -276,19 +325,40 @@ static struct stack *lc_find(uintptr_t ra, uintptr_t sp) {
                 memmove(ways + 1, ways, (size_t)k * sizeof *ways);
                 ways[0] = hit;
             }
+            *found = l;
             return s;
         }
     }
     return NULL;
 }
 
-/* Remembers native stack s (s->key[0] frames, frames[0] == ra) that libunwind found at call site
- * (ra, sp): its layout (where each return address sits), then the stack under that layout. */
-static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s) {
+/* A layout-cache hit of stack s at call site (ra, sp), whose call-site entry is e: the second hit
+ * in a row of the same stack there makes e valid (its slots are the layout's), so a call site that
+ * keeps its stack is then recognised by the slot checks alone. The first one only notes the stack
+ * (n stays 0: the unwinding path never takes e for a stack seen once). */
+static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, const struct stack *s, const struct layout *l) {
+    if (e->valid || e->ra != ra || e->sp != sp || e->id != s->id || e->n || e->npy) {
+        e->ra = ra;
+        e->sp = sp;
+        e->id = s->id;
+        e->n = e->npy = 0;
+        e->valid = 0;
+        return;
+    }
+    const uintptr_t *base = (const uintptr_t *)sp - 1;
+    e->n = l->n;
+    for (uint32_t i = 0; i < l->n; i++) {
+        e->ip[i] = s->key[1 + i];
+        e->slot[i] = base + l->off[i];
+    }
+    e->valid = 1;
+}
+
+/* Remembers native stack s (s->key[0] frames, frames[0] == ra) unwound at call site (ra, sp), whose
+ * return addresses sit in slot[]: its layout, then the stack under that layout. */
+static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const uintptr_t *const *slot) {
     uint32_t n = (uint32_t)s->key[0];
     const uintptr_t *frames = s->key + 1, *base = (const uintptr_t *)sp - 1;
-    const uintptr_t *slot[SC_MAX_FRAMES];
-    if (n == 0 || n > SC_MAX_FRAMES || frames[0] != ra || !locate(frames, n, (uintptr_t)base, slot)) return;
     struct layout *set = ly_set(ra, sp), *l = NULL;
     for (int w = 0; w < LY_WAYS && !l; w++) {
         struct layout *c = &set[w];
@@ -309,10 +379,74 @@ static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s) {
         for (uint32_t i = 0; i < n; i++)
             l->off[i] = (uint16_t)(slot[i] - base);
     }
-    uint64_t tag = values_tag(l->serial, frames, n);
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < n; i++)
+        h = values_step(h, frames[i]);
+    uint64_t tag = values_tag(l->serial, h, n);
     struct st_way *ways = st_set(tag);
     memmove(ways + 1, ways, (ST_WAYS - 1) * sizeof *ways);
     ways[0] = (struct st_way){tag, (struct stack *)s};
+}
+
+static struct fsize *fs_find(uintptr_t ip, bool add) {
+    struct fsize *fs = sc.t->fs;
+    uint32_t h = (uint32_t)(mix64(ip) & (FS_SLOTS - 1));
+    for (uint32_t i = 0; i < FS_PROBE; i++) {
+        struct fsize *e = &fs[(h + i) & (FS_SLOTS - 1)];
+        if (e->ip == ip) return e;
+        if (!e->ip) return add ? e : NULL;
+    }
+    return add ? &fs[h] : NULL; /* full: the home slot is taken over */
+}
+
+/* Learns the frame sizes of the n return addresses frames[] (frames[0] == the call site's, at sp - 1
+ * word) from libunwind's cursor; false when the cursor cannot give them. */
+static bool fs_learn(const uintptr_t *frames, uint32_t n, uintptr_t sp) {
+    uintptr_t ip[CMT_MAX_FRAMES + OWN_MARGIN];
+    const uintptr_t *slot[CMT_MAX_FRAMES + OWN_MARGIN];
+    int got = unwind_slots(ip, slot, (int)n + OWN_MARGIN), skip = 0;
+    while (skip < got && cmt_is_own_address((const void *)ip[skip]))
+        skip++;
+    if ((uint32_t)(got - skip) < n || slot[skip] != (const uintptr_t *)sp - 1) return false;
+    for (uint32_t i = 0; i < n; i++)
+        if (ip[skip + i] != frames[i] || !slot[skip + i]) return false;
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        const uintptr_t *a = slot[skip + i], *b = slot[skip + i + 1];
+        if (b <= a || b - a > UINT16_MAX) return false;
+        struct fsize *e = fs_find(frames[i], true);
+        if (e->ip != frames[i])
+            *e = (struct fsize){frames[i], (uint32_t)(b - a)};
+        else if (e->words != (uint32_t)(b - a))
+            e->words = 0; /* varies: never derived again */
+    }
+    return true;
+}
+
+/* The stack slot of each of the n return addresses frames[] of a stack unwound at call site (ra,
+ * sp), from the frame size of each (learned once per return address with libunwind's cursor, which
+ * is slow), each slot checked to hold its return address. False when a frame's size is not fixed,
+ * or a slot lies beyond a layout's reach. */
+static bool find_slots(const uintptr_t *frames, uint32_t n, uintptr_t sp, const uintptr_t **slot) {
+    const uintptr_t *base = (const uintptr_t *)sp - 1;
+    for (int learned = 0;; learned = 1) {
+        uint32_t i = 0;
+        bool varies = false;
+        slot[0] = base;
+        for (; i + 1 < n; i++) {
+            const struct fsize *e = fs_find(frames[i], false);
+            if (!e) break;
+            if (!e->words) {
+                varies = true;
+                break;
+            }
+            const uintptr_t *next = slot[i] + e->words;
+            if ((uintptr_t)next >= sc.hi || next - base > UINT16_MAX || *next != frames[i + 1]) break;
+            slot[i + 1] = next;
+        }
+        if (i + 1 >= n) return true;
+        /* an unknown frame size, or one that did not fit: learn (a size that changed is marked) */
+        if (learned || varies || !fs_learn(frames, n, sp)) return false;
+    }
 }
 
 /* The index, from i on, of the next native frame in the interpreter's eval loop (n: none). */
@@ -338,8 +472,12 @@ uint32_t cmt_stack_capture(const void *frame) {
             memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0 && sc_verify(ce))
             return ce->id;
         if (ce && npy == 0) {
-            const struct stack *s = lc_find(ra, csp);
-            if (s) return s->id;
+            const struct layout *l;
+            const struct stack *s = lc_find(ra, csp, &l);
+            if (s) {
+                sc_note(ce, ra, csp, s, l);
+                return s->id;
+            }
         }
     }
     void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
@@ -367,25 +505,21 @@ uint32_t cmt_stack_capture(const void *frame) {
     }
     key[0] = n | (uintptr_t)k << 32;
     const struct stack *s = stack_intern(key, 1 + n + 2 * k);
-    uint32_t id = s ? s->id : 0;
-    if (ce && s && npy == 0) lc_add(ra, csp, s);
-    if (ce && id) {
-        if (ce->ra == ra && ce->sp == csp && ce->n == n && ce->id == id && !ce->valid && ce->npy == (uint32_t)npy &&
-            memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0) {
-            /* seen twice with the same frames: worth locating the slots */
-            ce->valid = frames[0] == ra && locate(ce->ip, ce->n, csp - sizeof(uintptr_t), ce->slot);
-        } else {
-            ce->ra = ra;
-            ce->sp = csp;
-            ce->n = n;
-            ce->id = id;
-            ce->valid = 0;
-            memcpy(ce->ip, frames, n * sizeof *frames);
-            ce->npy = (uint32_t)npy;
-            memcpy(ce->py, py, (size_t)npy * sizeof *py);
-        }
+    if (!s) return 0;
+    const uintptr_t *slot[SC_MAX_FRAMES];
+    if (ce && frames[0] == ra && find_slots(frames, n, csp, slot)) {
+        if (npy == 0) lc_add(ra, csp, s, slot);
+        ce->ra = ra;
+        ce->sp = csp;
+        ce->n = n;
+        ce->id = s->id;
+        memcpy(ce->ip, frames, n * sizeof *frames);
+        memcpy(ce->slot, slot, n * sizeof *slot);
+        ce->npy = (uint32_t)npy;
+        memcpy(ce->py, py, (size_t)npy * sizeof *py);
+        ce->valid = 1;
     }
-    return id;
+    return s->id;
 }
 
 /* A stack's entry in the global table (inserted, and written as a STACK record, when new; NULL: no
