@@ -123,41 +123,50 @@ int cmt_stack_raw(void **buf, int n) {
     return load_unwind() ? unw_backtrace_fn(buf, n) : 0;
 }
 
-/* ---- the call-site cache ----
+/* ---- the per-thread stack caches ----
  * A training loop allocates from the same call sites with the same stacks again and again. A
- * call site is keyed by (return address into the caller, caller's stack pointer); the second time
- * a key yields the same frames, the stack slots holding each return address are located (scanning
- * upward from the caller's stack pointer, within this thread's stack), and from then on the stack
- * is recognised by checking that every slot still holds its return address: n loads instead of an
- * unwind. Any difference falls back to libunwind. CUMEMTRACK_STACK_CACHE=0 turns it off.
- * The thread's Python frames (walked every time: a few loads each) are part of the key: one
- * native call site in the interpreter serves many Python call sites. */
+ * call site is keyed by (return address into the caller, caller's stack pointer). Once libunwind
+ * has unwound a stack there, the stack slot holding each of its return addresses is known exactly:
+ * the first is below the caller's stack pointer, each next one a fixed number of words above the
+ * previous, the frame size of the function that return address is in (learned per return address
+ * from libunwind's cursor, which reports each frame's stack pointer, and checked on every stack it
+ * serves; a function whose frame size changed, e.g. with alloca, is never served again). Two caches
+ * then recognise a stack by loading its slots instead of unwinding:
+ *  - the call-site cache (SC_ENTRIES direct-mapped entries, Python frames included: one native
+ *    call site in the interpreter serves many Python call sites; the thread's Python frames are
+ *    walked every time, a few loads each): the last stack met at each key, checked slot by slot;
+ *  - the layout cache, below, for the many stacks one key can have.
+ * A stack is only ever recognised by its own slots holding its own return addresses, and the
+ * slots follow from the frame sizes of those return addresses: a different caller anywhere on the
+ * stack changes a loaded value, giving another stack or a miss, never the old stack. (Frame sizes
+ * that vary at one return address, and uninitialised memory holding an older stack's return
+ * addresses exactly where the slots would be, could still fool a check: the reason a size that
+ * changed is never used again.) Anything else falls back to unw_backtrace, which
+ * CUMEMTRACK_STACK_CACHE=0 uses for every stack. */
 
 #define SC_ENTRIES 32
 #define SC_MAX_FRAMES 64
 #define SC_MAX_PY 64
-#define SC_MAX_SCAN (256u << 10)
 
 struct sc_entry {
     uintptr_t ra, sp;
     uint32_t id, n, npy;
-    int valid; /* slots located: hits are verified by loads */
+    int valid; /* slots known: hits are verified by loads */
     uintptr_t ip[SC_MAX_FRAMES];
     const uintptr_t *slot[SC_MAX_FRAMES];
     struct cmt_pyframe py[SC_MAX_PY];
 };
 
 /* ---- the layout cache (native stacks: no Python frames on this thread) ----
- * Many call sites share a (return address, stack pointer) key: a call site reached from 10 000
- * different callers has one key and 10 000 stacks, and a stack's return-address slots usually sit
- * at the same places (the same "layout") for all of them. So a layout — where, as word offsets
- * from the call site's return-address slot, each of the n return addresses was found for a stack
- * libunwind unwound at that key — is remembered per key (LY_WAYS layouts per key's set), and a
- * stack is then recognised by loading the n slots of the layout (independent loads), hashing the
- * values with the layout's serial and finding the stack in a set-associative table of stacks
- * (ST_SETS x ST_WAYS, LRU per set) whose frames must equal the loaded values word for word. A
- * different caller anywhere on the stack changes a loaded value: another stack or a miss, never
- * the old stack. Bounded: about 570 KiB per thread, allocated with the thread's first stack. */
+ * Many stacks can share a call-site key: a call site reached from 10 000 different callers has one
+ * key and 10 000 stacks, usually with their return addresses at the same places (one "layout":
+ * word offsets from the call site's return-address slot). A layout is remembered per key (LY_WAYS
+ * per set of keys), and a stack by (layout, the values at its slots) in a set-associative table
+ * (ST_SETS x ST_WAYS, LRU per set). A call loads the slots of each layout of its key (independent
+ * loads), hashes the values with the layout's serial, and takes the stack whose frames equal the
+ * values word for word. Each stack is entered under its own layout only. Bounded: about 1 MiB per
+ * thread with the call-site cache and the frame sizes, allocated with the thread's first stack
+ * (calloc: pages are touched as used). */
 
 #define LY_SETS 512
 #define LY_WAYS 4
@@ -193,8 +202,15 @@ struct tcache {
     uint32_t serial;
 };
 
+/* bumped when a library is unloaded: frame sizes and stacks keyed by return address start over */
+static _Atomic uint32_t code_epoch;
+
+void cmt_stacks_code_unloaded(void) {
+    atomic_fetch_add_explicit(&code_epoch, 1, memory_order_relaxed);
+}
+
 static __thread struct {
-    uint32_t gen;
+    uint32_t gen, epoch;
     int state;        /* 0 unknown, 1 usable, -1 not for this thread */
     uintptr_t lo, hi; /* this thread's stack */
     struct sc_entry *e;
@@ -212,9 +228,18 @@ static void sc_make_key(void) {
 
 static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
-    if (CMT_UNLIKELY(sc.gen != gen)) {
+    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_relaxed);
+    if (CMT_UNLIKELY(sc.gen != gen || sc.epoch != epoch)) {
         sc.gen = gen;
-        if (sc.t) memset(sc.t, 0, sizeof *sc.t);
+        sc.epoch = epoch;
+        if (sc.t) { /* fresh zero pages rather than a memset that would touch all of them */
+            struct tcache *t = calloc(1, sizeof *t);
+            free(sc.t);
+            sc.t = t;
+            sc.e = t ? t->e : NULL;
+            sc.state = t ? 1 : -1;
+            pthread_setspecific(sc_key, t);
+        }
     }
     if (CMT_UNLIKELY(sc.state == 0)) {
         pthread_attr_t a;
