@@ -138,10 +138,12 @@ int cmt_stack_raw(void **buf, int n) {
  *  - the layout cache, below, for the many stacks one key can have.
  * A stack is only ever recognised by its own slots holding its own return addresses, and the
  * slots follow from the frame sizes of those return addresses: a different caller anywhere on the
- * stack changes a loaded value, giving another stack or a miss, never the old stack. (Frame sizes
- * that vary at one return address, and uninitialised memory holding an older stack's return
- * addresses exactly where the slots would be, could still fool a check: the reason a size that
- * changed is never used again.) Anything else falls back to unw_backtrace, which
+ * stack changes a loaded value, giving another stack or a miss, never the old stack. (A frame size
+ * that varies at one return address — alloca, or a frame realigned to its entry stack pointer —
+ * together with uninitialised memory holding an older stack's return addresses exactly where the
+ * slots would be, could still fool the checks: the reason a size seen to change is never used
+ * again, and why no stack is ever built from learned frame sizes alone: each new one comes from
+ * unw_backtrace, its slots checked against it.) Anything else falls back to unw_backtrace, which
  * CUMEMTRACK_STACK_CACHE=0 uses for every stack. */
 
 #define SC_ENTRIES 32
