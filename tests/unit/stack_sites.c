@@ -1,16 +1,18 @@
 /* stack_sites.c — many call sites and depths, one allocating call: alloc_here() is reached through
- * 5 levels of three-way call sites (site_a and site_a2 have the same small frame, site_b a bigger
- * one: paths that differ only in which small function they pass through share every slot
- * position, paths with the same number of big frames in other places reach alloc_here at the
- * same stack pointer with other slot positions) below 0-3 extra recursion levels: 972 stacks, all
- * from the same call instruction. Each (path, depth) allocates with its own size ((index + 1) *
- * 256), first round robin three times, then three times in a row each, then round robin again in
- * the reverse order; every allocation is freed. Prints "ok". */
+ * 4 levels of four-way call sites (site_a and site_a2 have the same small frame, site_b a bigger
+ * one with uninitialised memory: paths that differ only in which small function they pass through
+ * share every slot position, paths with the same number of big frames in other places reach
+ * alloc_here at the same stack pointer with other slot positions; site_v's frame size changes
+ * from call to call, alloca) below 0-3 extra recursion levels: 1024 stacks, all from the same
+ * call instruction. Each (path, depth) allocates with its own size ((index + 1) * 256), first
+ * round robin three times, then three times in a row each, then round robin again in the reverse
+ * order; every allocation is freed. Prints "ok". */
+#include <alloca.h>
 #include <cuda.h>
 #include <stdio.h>
 
-#define LEVELS 5
-#define PATHS 243 /* 3^LEVELS */
+#define LEVELS 4
+#define PATHS 256 /* 4^LEVELS */
 #define DEPTHS 4
 
 static volatile int sink;
@@ -35,16 +37,25 @@ __attribute__((noinline)) static void site_b(int lvl, unsigned k, size_t size) {
     site(lvl, k, size);
     sink += pad[0];
 }
-/* level lvl: digit lvl of k (base 3) picks the function that makes the next call */
+static unsigned calls;
+__attribute__((noinline)) static void site_v(int lvl, unsigned k, size_t size) {
+    volatile char *pad = alloca(16 + 32 * (++calls % 3)); /* another size on each call */
+    pad[0] = (char)k;
+    site(lvl, k, size);
+    sink += pad[0];
+}
+/* level lvl: digit lvl of k (base 4) picks the function that makes the next call */
 __attribute__((noinline)) static void site(int lvl, unsigned k, size_t size) {
     if (lvl == LEVELS) {
         alloc_here(size);
-    } else if (k % 3 == 0) {
-        site_a(lvl + 1, k / 3, size);
-    } else if (k % 3 == 1) {
-        site_a2(lvl + 1, k / 3, size);
+    } else if (k % 4 == 0) {
+        site_a(lvl + 1, k / 4, size);
+    } else if (k % 4 == 1) {
+        site_a2(lvl + 1, k / 4, size);
+    } else if (k % 4 == 2) {
+        site_b(lvl + 1, k / 4, size);
     } else {
-        site_b(lvl + 1, k / 3, size);
+        site_v(lvl + 1, k / 4, size);
     }
     sink++;
 }
