@@ -3,8 +3,9 @@
  * (libunwind.so.8 loaded with dlopen(RTLD_LOCAL), so the host's C++ exceptions never bind to it),
  * the tracker's own frames dropped, plus the calling thread's Python frames (cmt_python.h) tied
  * to the eval-loop native frames that ran them, deduplicated in striped uthash tables
- * (HASH_NONFATAL_OOM) behind a per-thread cache, each distinct stack written once as a STACK
- * record.
+ * (HASH_NONFATAL_OOM) behind per-thread caches that recognise a known stack from its return
+ * addresses' stack slots without unwinding (see cmt_stacks.c), each distinct stack written once as
+ * a STACK record.
  */
 #ifndef CMT_STACKS_H
 #define CMT_STACKS_H
@@ -17,7 +18,9 @@
  * words, which lets a per-thread cache recognise a call site whose stack has not changed. */
 uint32_t cmt_stack_capture(const void *frame);
 void cmt_stacks_fork_child(void);
-/* 0 turns the call-site stack cache off (CUMEMTRACK_STACK_CACHE=0). */
+/* A library was unloaded (dlclose): the per-thread stack caches, keyed by return address, start
+ * over. */
+void cmt_stacks_code_unloaded(void);
 /* Raw return addresses of the current stack (0 when libunwind is missing). */
 int cmt_stack_raw(void **buf, int n);
 

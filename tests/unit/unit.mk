@@ -1,7 +1,7 @@
 # tests/unit/unit.mk — the tracer's own unit and linking tests (format layout, dlsym identity) and
 # the analyzer's NVML module against the fake NVML (test_nvml).
 UNIT := $(BUILD)/tests/unit
-test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/vfork_exit \
+test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/stack_sites $(UNIT)/vfork_exit \
 	$(UNIT)/test_nvml
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
@@ -39,7 +39,7 @@ $(UNIT)/libnext_b.so: tests/unit/libnext_b.c $(UNIT)/sub/libnext_private.so
 $(UNIT)/dlsym_next: tests/unit/dlsym_next.c $(UNIT)/libnext_a.so $(UNIT)/libnext_b.so
 	$(CC) $(ALL_CFLAGS) $< -o $@ -L$(UNIT) -Wl,--no-as-needed -lnext_b -lnext_a -ldl -Wl,-rpath,'$$ORIGIN'
 
-$(UNIT)/stack_alias: tests/unit/stack_alias.c
+$(UNIT)/stack_alias $(UNIT)/stack_sites: $(UNIT)/%: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls $< -o $@ \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda
