@@ -151,7 +151,7 @@ int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx) {
 }
 
 /* The (stack, device) counter index, added when new; UINT32_MAX when out of memory. */
-static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+static uint32_t sdc_get_slow(struct cmt_replay *r, uint64_t stack, int64_t device) {
     struct cmt_replay_live *t = r->t;
     const struct cmt_devstate *d = NULL;
     if (device >= 0 && !(d = cmt_replay_dev_get(r, device))) return UINT32_MAX;
@@ -164,8 +164,16 @@ static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     return *slot - 1;
 }
 
+static inline uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+    struct idx_memo *m = cmt_memo_slot(r->t->sdc_memo, stack, (uint64_t)device);
+    if (m->v && m->a == stack && m->b == (uint64_t)device) return m->v - 1;
+    uint32_t i = sdc_get_slow(r, stack, device);
+    if (i != UINT32_MAX) *m = (struct idx_memo){stack, (uint64_t)device, i + 1};
+    return i;
+}
+
 /* The (context, kind) index, added when new; UINT32_MAX when out of memory. */
-static uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+static uint32_t ck_get_slow(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
     uint32_t *slot = cmt_htab_slot(&t->ck_map, ctx, kind);
     if (!slot) return UINT32_MAX;
     if (*slot) return *slot - 1;
@@ -173,6 +181,14 @@ static uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
     t->cks[t->ncks] = (struct ctx_kind){ctx, kind};
     *slot = (uint32_t)++t->ncks;
     return *slot - 1;
+}
+
+static inline uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+    struct idx_memo *m = cmt_memo_slot(t->ck_memo, ctx, kind);
+    if (m->v && m->a == ctx && m->b == kind) return m->v - 1;
+    uint32_t i = ck_get_slow(t, ctx, kind);
+    if (i != UINT32_MAX) *m = (struct idx_memo){ctx, kind, i + 1};
+    return i;
 }
 
 /* A live_info for a new live allocation (the last one freed first: still in the cache);
@@ -254,7 +270,7 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
     struct cmt_replay_live *t = r->t;
     int existed;
-    struct live *l = cmt_htab_put(&t->live, e->ptr, (uint32_t)space, &existed);
+    struct live *l = cmt_live_put(t, e->ptr, space, &existed);
     if (!l) {
         cmt_replay_lost(r);
         return;
@@ -278,7 +294,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
         uint32_t ii = info_new(t);
         if (ii == UINT32_MAX) {
             cmt_replay_lost(r);
-            cmt_htab_del(&t->live, l);
+            cmt_live_del(t, l);
             return;
         }
         l->k.val = ii;
@@ -289,7 +305,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     if (si == UINT32_MAX) {
         cmt_replay_lost(r);
         info_release(t, l->k.val);
-        cmt_htab_del(&t->live, l);
+        cmt_live_del(t, l);
         return;
     }
     struct live_info *li = info_of(t, l);
@@ -398,7 +414,7 @@ static void end_live(struct cmt_replay *r, struct live *l, int at, const struct 
         }
     }
     info_release(t, l->k.val);
-    cmt_htab_del(&t->live, l);
+    cmt_live_del(t, l);
 }
 
 static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
@@ -410,7 +426,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
             r->imported[k].open = 0;
             return;
         }
-    struct live *l = cmt_htab_find(&t->live, e->ptr, (uint32_t)space);
+    struct live *l = cmt_live_find(t, e->ptr, space);
     if (!l) {
         if (!t->snapshot_only) {
             int again = freed_recently(t, e->ptr, space);
@@ -730,7 +746,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         int64_t device = -2;
         if (e->op == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
-            const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
+            const struct live *l = cmt_live_find(t, e->ptr, CMT_SPACE_ADDR);
             if (l) device = live_device(t, l);
         }
         if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);

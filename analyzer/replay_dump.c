@@ -72,7 +72,7 @@ static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_e
 static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_event *e) {
     const struct cmt_replay_live *t = r->t;
     if (e->type != CMT_REC_FREE) return;
-    const struct live *l = cmt_htab_find(&t->live, e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK));
+    const struct live *l = cmt_live_find(t, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
     if (l) cmt_prefetch(&t->info[l->k.val]);
 }
 
