@@ -30,8 +30,7 @@ static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
 }
 
 /* A (stack, device) counter of a GPU changed by bytes (up or down). */
-static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
-    if (!r->observer || r->t->snapshot_only || s->device < 0) return;
+static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
     struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
                                 .record = e->type,
                                 .time_ns = e->time_ns,
@@ -41,6 +40,11 @@ static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const 
                                 .stack_bytes = s->bytes,
                                 .up = up};
     notify(r, &c);
+}
+static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s,
+                                int up) {
+    if (__builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
+        notify_stack_to(r, e, s, up);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
@@ -267,7 +271,9 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
         d->snap_pending = 0;
 }
 
-static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
+/* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
+ * memory: asked again). */
+static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space, struct cmt_devstate *d) {
     struct cmt_replay_live *t = r->t;
     int existed;
     struct live *l = cmt_live_put(t, e->ptr, space, &existed);
@@ -317,8 +323,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1);
     if (device >= 0) {
-        struct cmt_devstate *d = cmt_replay_dev_get(r, device);
-        if (!d) {
+        if (!d && !(d = cmt_replay_dev_get(r, device))) {
             cmt_replay_lost(r);
             return;
         }
@@ -384,8 +389,9 @@ static void add_leak(struct cmt_replay *r, const struct live_info *li, const str
     k->allocations++;
 }
 
-/* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end). */
-static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e) {
+/* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end); a free
+ * (freeing) is counted on its device. */
+static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e, int freeing) {
     struct cmt_replay_live *t = r->t;
     const struct live_info *li = info_of(t, l);
     struct cmt_stack_live *s = &t->sdc[li->sdc];
@@ -394,6 +400,12 @@ static void end_live(struct cmt_replay *r, struct live *l, int at, const struct 
     if (at >= 0 && !t->snapshot_only) add_leak(r, li, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
+    if (freeing) {
+        if (d)
+            d->frees++;
+        else if (device < 0)
+            r->host_frees++;
+    }
     s->bytes -= granted;
     s->count--;
     if (e) notify_stack(r, e, s, 0);
@@ -437,13 +449,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
         }
         return;
     }
-    int64_t dev = live_device(t, l);
-    if (dev >= 0) {
-        struct cmt_devstate *d = cmt_replay_dev_get(r, dev);
-        if (d) d->frees++;
-    } else
-        r->host_frees++;
-    end_live(r, l, -1, e);
+    end_live(r, l, -1, e, 1);
     if (!t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
@@ -462,7 +468,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
                 match = ctx && cmt_replay_ctx_device(r, ctx) == e->device;
         }
         if (match) {
-            end_live(r, l, at, e); /* backward shift may move another entry into i: look at i again */
+            end_live(r, l, at, e, 0); /* backward shift may move another entry into i: look at i again */
             continue;
         }
         i++;
@@ -654,10 +660,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
                 (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
             break;
         }
+        struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
         if (!t->snapshot_only) {
             if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
             if (e->device >= 0) {
-                struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
                 if (d) {
                     if (e->type == CMT_REC_ALLOC)
                         d->allocations++;
@@ -669,7 +675,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             else if (r->host_frees)
                 r->host_frees--;
         }
-        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK);
+        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d);
         break;
     case CMT_REC_FREE:
         do_free(r, e);
@@ -798,7 +804,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
         if (cmt_hkey_used(&l->k)) {
-            end_live(r, l, at, NULL);
+            end_live(r, l, at, NULL, 0);
             continue;
         }
         i++;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feed.h"
 #include "replay.h"
 #include "replay_internal.h"
 
@@ -46,20 +47,13 @@ static void sort_devs(struct cmt_replay *r) {
  * free misses). Only ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
  * per-stream buffers (STACK frames), so reading stops until it has been applied. */
 #define LOOKAHEAD 16
-/* ALLOC, FREE and RETRACK carry nothing past these (reader.h): queued, they are copied this far
- * (the whole event is ~360 bytes; copying it was a sixth of the replay's time) */
-#define HOT_PREFIX offsetof(struct cmt_event, id)
 #define PREFETCH_MIN_SLOTS 16384
-
-static inline int hot_event(unsigned type) {
-    return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
-}
 
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
  * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
 static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e) {
     const struct cmt_htab *t = &r->t->live;
-    if (!t->cap) return;
+    if (!t->cap || !cmt_hot_event(e->type)) return;
     size_t j = cmt_htab_hash(e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK) | CMT_HKEY_B_MAX) & (t->cap - 1);
     const unsigned char *slot = cmt_htab_at(t, j);
     cmt_prefetch(slot);
@@ -94,8 +88,8 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
                 break;
             }
             struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
-            if (hot_event(e->type)) { /* what replay.c reads of them: the fields before id */
-                memcpy(c, e, HOT_PREFIX);
+            if (cmt_hot_event(e->type)) { /* what replay.c reads of them (feed.h), not the whole ~360 bytes */
+                memcpy(c, e, CMT_HOT_PREFIX);
                 prefetch_event(r, c);
             } else {
                 *c = *e;
@@ -111,10 +105,27 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     }
 }
 
+/* Pass 1 with the dump read on a thread of its own (feed.h): the records ready in its ring are the
+ * look-ahead, prefetched as above. Returns what the reader's last cmt_dump_next returned. */
+static int replay_pass1_fed(struct cmt_replay *r, struct cmt_feed *f) {
+    const struct cmt_replay_live *t = r->t;
+    size_t n;
+    while ((n = cmt_feed_wait(f)) > 0) {
+        if (t->live.cap >= PREFETCH_MIN_SLOTS) {
+            if (n > LOOKAHEAD) prefetch_event(r, cmt_feed_peek(f, LOOKAHEAD));
+            if (n > LOOKAHEAD / 2) prefetch_info(r, cmt_feed_peek(f, LOOKAHEAD / 2));
+        }
+        cmt_replay_event(r, cmt_feed_peek(f, 0));
+        cmt_feed_pop(f);
+    }
+    return cmt_feed_finish(f);
+}
+
 int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
     const struct cmt_event *e;
     cmt_dump_rewind(d);
-    if (replay_pass1(r, d) < 0) return -1;
+    struct cmt_feed *f = r->reader_thread ? cmt_feed_start(d) : NULL;
+    if ((f ? replay_pass1_fed(r, f) : replay_pass1(r, d)) < 0) return -1;
     /* exactness of the peak snapshots: a device whose snapshot is older than its peak gets a
      * second pass that stops at the peak */
     int need = 0;
