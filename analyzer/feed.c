@@ -89,7 +89,7 @@ static void *reader_main(void *arg) {
             tail = atomic_load(&f->tail);
         }
         int hot = cmt_hot_event(e->type);
-        memcpy(slot(f, h), e, CMT_HOT_PREFIX);
+        cmt_copy_hot(slot(f, h), e);
         if (!hot) f->big = *e;
         h++;
         if (!hot) { /* it points into the reader's buffers: apply it before reading on */

@@ -22,6 +22,36 @@ static inline int cmt_hot_event(unsigned type) {
     return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
 }
 
+/* Copies the hot prefix of e into c field by field, each through a register: a load of the same
+ * size as the store that wrote the field (the reader just did) is forwarded from the store buffer,
+ * where memcpy's 16-byte loads across two 8-byte stores stalled until the stores reached the cache
+ * (a sixth of the replay's time at 100 k live). */
+#define CMT_HOT_FIELD(c, e, f)                                                                                         \
+    do {                                                                                                               \
+        __typeof__((e)->f + 0) v_ = (e)->f;                                                                            \
+        __asm__("" : "+r"(v_));                                                                                        \
+        (c)->f = v_;                                                                                                   \
+    } while (0)
+static inline void cmt_copy_hot(struct cmt_event *c, const struct cmt_event *e) {
+    _Static_assert(offsetof(struct cmt_event, result) + sizeof e->result == CMT_HOT_PREFIX,
+                   "cmt_copy_hot copies every field before id");
+    CMT_HOT_FIELD(c, e, type);
+    CMT_HOT_FIELD(c, e, writer);
+    CMT_HOT_FIELD(c, e, offset);
+    CMT_HOT_FIELD(c, e, seq);
+    CMT_HOT_FIELD(c, e, time_ns);
+    CMT_HOT_FIELD(c, e, api);
+    CMT_HOT_FIELD(c, e, kind);
+    CMT_HOT_FIELD(c, e, flags);
+    CMT_HOT_FIELD(c, e, device);
+    CMT_HOT_FIELD(c, e, ptr);
+    CMT_HOT_FIELD(c, e, size);
+    CMT_HOT_FIELD(c, e, granted);
+    CMT_HOT_FIELD(c, e, stack);
+    CMT_HOT_FIELD(c, e, ctx);
+    CMT_HOT_FIELD(c, e, result);
+}
+
 struct cmt_feed;
 
 /* Starts reading d (from where its iteration stands) on a new thread; NULL when no thread or no

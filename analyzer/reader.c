@@ -756,7 +756,8 @@ static void reset_event(struct cmt_event *e) {
 /* The fast path: decodes the ALLOC or FREE record at s->c.p (type byte t, FAST_ROOM bytes readable)
  * into s->ev and its sequence/time deltas into *sd, *td; 1, or 0 with nothing changed when the
  * checked path must take it (a varint too long, an allocation past 2^64: it reports them). */
-static int fast_record(struct cmt_stream *s, unsigned t, uint64_t off, uint64_t *sd, uint64_t *td) {
+static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
+                                                             uint64_t *sd, uint64_t *td) {
     const uint8_t *p = s->c.p + 1;
     int bad = 0;
     *sd = fast_varint(&p, &bad);
@@ -800,8 +801,8 @@ static int fast_record(struct cmt_stream *s, unsigned t, uint64_t off, uint64_t 
 
 /* The checked path: decodes the record of type t (its type byte read; it began at off) into s->ev
  * and its deltas into *sd, *td. 1; 0 at the end of a truncated dump; -1 when corrupt. */
-static int decode_record(struct cmt_dump *d, struct cmt_stream *s, unsigned t, uint64_t off, uint64_t *sd,
-                         uint64_t *td) {
+static __attribute__((noinline)) int decode_record(struct cmt_dump *d, struct cmt_stream *s, unsigned t, uint64_t off,
+                                                   uint64_t *sd, uint64_t *td) {
     struct cmt_cursor *c = &s->c;
     struct cmt_event *e = &s->ev;
     /* reset only the fields readers may look at for this record */
@@ -859,8 +860,9 @@ static int decode_record(struct cmt_dump *d, struct cmt_stream *s, unsigned t, u
     return 1;
 }
 
-/* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. */
-static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
+/* Moves the stream to its next record, opening its next block as needed: 1 when c.p is at a record,
+ * 0 at the stream's end (following: at the end of what was written so far), -1 when corrupt. */
+static __attribute__((noinline)) int stream_seek(struct cmt_dump *d, struct cmt_stream *s) {
     for (;;) {
         if (s->done) return 0;
         if (!s->open) {
@@ -887,45 +889,56 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
             if (s->base == d->map + s->block_off) release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
             continue;
         }
-        uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
-        unsigned t = *c->p;
-        uint64_t sd, td;
-        if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
-              fast_record(s, t, off, &sd, &td))) {
-            c->p++;
-            int rc = decode_record(d, s, t, off, &sd, &td);
-            if (rc <= 0) return rc;
-        }
-        struct cmt_event *e = &s->ev;
-        if (sd > UINT64_MAX - s->seq) {
-            corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
-                    s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
-            return -1;
-        }
-        if (td >= (uint64_t)(CMT_TIME_MAX - s->time)) { /* s->time lies in [0, CMT_TIME_MAX) */
-            corrupt(d, off, "record type 0x%02x (writer %u): time %lld + delta %llu passes 2^62", t, s->writer,
-                    (long long)s->time, (unsigned long long)td);
-            return -1;
-        }
-        uint64_t seq = s->seq + sd;
-        if (!s->first_rec && sd == 0) {
-            corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
-            return -1;
-        }
-        if (s->have_last && seq <= s->last_seq) {
-            corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu not after %llu", t, s->writer,
-                    (unsigned long long)seq, (unsigned long long)s->last_seq);
-            return -1;
-        }
-        s->first_rec = 0;
-        s->seq = seq;
-        s->last_seq = seq;
-        s->have_last = 1;
-        s->time += (int64_t)td; /* checked above */
-        e->seq = seq;
-        e->time_ns = s->time;
         return 1;
     }
+}
+
+/* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. Inline:
+ * a record in the middle of a block costs no call. */
+static inline __attribute__((always_inline)) int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
+    struct cmt_cursor *c = &s->c;
+    if (s->done || !s->open || c->p >= c->end || *c->p == 0) {
+        int rc = stream_seek(d, s);
+        if (rc <= 0) return rc;
+    }
+    uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
+    unsigned t = *c->p;
+    uint64_t sd, td;
+    if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
+          fast_record(s, t, off, &sd, &td))) {
+        c->p++;
+        int rc = decode_record(d, s, t, off, &sd, &td);
+        if (rc <= 0) return rc;
+    }
+    struct cmt_event *e = &s->ev;
+    if (sd > UINT64_MAX - s->seq) {
+        corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
+                s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
+        return -1;
+    }
+    if (td >= (uint64_t)(CMT_TIME_MAX - s->time)) { /* s->time lies in [0, CMT_TIME_MAX) */
+        corrupt(d, off, "record type 0x%02x (writer %u): time %lld + delta %llu passes 2^62", t, s->writer,
+                (long long)s->time, (unsigned long long)td);
+        return -1;
+    }
+    uint64_t seq = s->seq + sd;
+    if (!s->first_rec && sd == 0) {
+        corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
+        return -1;
+    }
+    if (s->have_last && seq <= s->last_seq) {
+        corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu not after %llu", t, s->writer,
+                (unsigned long long)seq, (unsigned long long)s->last_seq);
+        return -1;
+    }
+    s->first_rec = 0;
+    s->seq = seq;
+    s->last_seq = seq;
+    s->have_last = 1;
+    s->time += (int64_t)td; /* checked above */
+    e->seq = seq;
+    e->time_ns = s->time;
+    return 1;
 }
 
 static int heap_less(struct cmt_dump *d, size_t a, size_t b) {

@@ -89,7 +89,7 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             }
             struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
             if (cmt_hot_event(e->type)) { /* what replay.c reads of them (feed.h), not the whole ~360 bytes */
-                memcpy(c, e, CMT_HOT_PREFIX);
+                cmt_copy_hot(c, e);
                 prefetch_event(r, c);
             } else {
                 *c = *e;
