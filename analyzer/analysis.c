@@ -464,7 +464,7 @@ static void series_free(struct cmt_process *p) {
 /* Reads and replays dump i into a->procs[i] (touches nothing else: safe on several threads).
  * Returns 0, or 3 with *err malloc'd. */
 static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, size_t i, const char *path,
-                    _Atomic uint64_t *progress, int reader_thread, char **err) {
+                    _Atomic uint64_t *progress, char **err) {
     char ebuf[1024];
     struct cmt_process *p = &a->procs[i];
     struct cmt_dump *d = cmt_dump_open(path, ebuf, sizeof ebuf);
@@ -501,7 +501,6 @@ static int load_one(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
         p->replay.observer_arg = p;
     }
     p->replay.progress = progress;
-    p->replay.reader_thread = reader_thread;
     int rrc = cmt_replay_dump(&p->replay, d);
     if (progress) atomic_fetch_add_explicit(progress, p->replay.events & 0xffff, memory_order_relaxed);
     p->replay.progress = NULL;
@@ -534,7 +533,6 @@ struct loader {
     _Atomic size_t read;     /* dumps done */
     _Atomic uint64_t events; /* replayed so far (for the progress line) */
     _Atomic int finished;
-    int reader_thread; /* each replay reads its dump on a thread of its own (feed.h) */
 };
 
 /* ---------------------------------------------------------------- progress */
@@ -589,8 +587,7 @@ static void *load_worker(void *arg) {
     for (;;) {
         size_t i = atomic_fetch_add(&L->next, 1);
         if (i >= L->n) break;
-        if (load_one(L->a, L->opts, i, L->paths[i], L->opts->progress ? &L->events : NULL, L->reader_thread,
-                     &L->errs[i]) != 0 &&
+        if (load_one(L->a, L->opts, i, L->paths[i], L->opts->progress ? &L->events : NULL, &L->errs[i]) != 0 &&
             !L->errs[i])
             L->errs[i] = strdup("out of memory");
         atomic_fetch_add(&L->read, 1);
@@ -600,9 +597,7 @@ static void *load_worker(void *arg) {
 
 /* Replays every dump; each process is independent, so they are spread over threads
  * (CUMEMTRACK_THREADS, default: the online CPUs, at most 8; one when the observer wants the
- * records in order). When CPUs are left over (at least two per replaying thread), each replay
- * also reads its dump on a thread of its own (feed.h; CUMEMTRACK_READER_THREAD=0 never, 1
- * always). A dump that fails is left out (unreadable[]); 3 when none could be read. */
+ * records in order). A dump that fails is left out (unreadable[]); 3 when none could be read. */
 static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     struct loader L = {.a = a, .opts = opts, .paths = paths, .n = npaths};
     a->nprocs = npaths; /* unloaded entries stay zeroed: cmt_analysis_free copes */
@@ -617,8 +612,6 @@ static int load_all(struct cmt_analysis *a, const struct cmt_report_opts *opts, 
     if (nt > 8 && !(e && *e)) nt = 8;
     if (nt < 1 || opts->observe_in_order) nt = 1;
     if ((size_t)nt > npaths) nt = (long)(npaths ? npaths : 1);
-    const char *rt = getenv("CUMEMTRACK_READER_THREAD");
-    L.reader_thread = rt && *rt ? strtol(rt, NULL, 10) != 0 : 2 * nt <= sysconf(_SC_NPROCESSORS_ONLN);
     pthread_t *th = nt > 1 ? calloc((size_t)nt - 1, sizeof *th) : NULL, pth;
     int progress = opts->progress && pthread_create(&pth, NULL, progress_worker, &L) == 0;
     long started = 0;

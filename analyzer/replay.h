@@ -156,7 +156,6 @@ struct cmt_replay {
     void *observer_arg;
     size_t observer_id;         /* passed as change.proc */
     _Atomic uint64_t *progress; /* may be NULL: events replayed are added to it, 65536 at a time */
-    int reader_thread;          /* cmt_replay_dump may read the dump on a thread of its own (feed.h) */
 
     uint64_t events;
     int64_t first_time, last_time;
