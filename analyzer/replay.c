@@ -273,10 +273,11 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 
 /* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
  * memory: asked again). */
-static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space, struct cmt_devstate *d) {
+static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space, struct cmt_devstate *d,
+                     uint64_t h) {
     struct cmt_replay_live *t = r->t;
     int existed;
-    struct live *l = cmt_live_put(t, e->ptr, space, &existed);
+    struct live *l = cmt_live_put(t, e->ptr, space, &existed, h);
     if (!l) {
         cmt_replay_lost(r);
         return;
@@ -429,7 +430,7 @@ static void end_live(struct cmt_replay *r, struct live *l, int at, const struct 
     cmt_live_del(t, l);
 }
 
-static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
+static void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -438,7 +439,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
             r->imported[k].open = 0;
             return;
         }
-    struct live *l = cmt_live_find(t, e->ptr, space);
+    struct live *l = cmt_live_find(t, e->ptr, space, h);
     if (!l) {
         if (!t->snapshot_only) {
             int again = freed_recently(t, e->ptr, space);
@@ -640,6 +641,10 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
 }
 
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
+    cmt_replay_event_hashed(r, e, cmt_live_hash(e->ptr, e->flags & CMT_FLAG_SPACE_MASK));
+}
+
+void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
     struct cmt_replay_live *t = r->t;
     if (!r->events++) r->first_time = e->time_ns;
     if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
@@ -675,10 +680,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             else if (r->host_frees)
                 r->host_frees--;
         }
-        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d);
+        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h);
         break;
     case CMT_REC_FREE:
-        do_free(r, e);
+        do_free(r, e, h);
         break;
     case CMT_REC_TEARDOWN:
         do_teardown(r, e);
@@ -752,7 +757,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         int64_t device = -2;
         if (e->op == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
-            const struct live *l = cmt_live_find(t, e->ptr, CMT_SPACE_ADDR);
+            const struct live *l = cmt_live_find(t, e->ptr, CMT_SPACE_ADDR, cmt_live_hash(e->ptr, CMT_SPACE_ADDR));
             if (l) device = live_device(t, l);
         }
         if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);

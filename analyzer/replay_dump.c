@@ -86,10 +86,10 @@ static inline void copy_hot(struct cmt_event *c, const struct cmt_event *e) {
 
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
  * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
-static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_event *e) {
+static inline void prefetch_event(const struct cmt_replay *r, uint64_t h) {
     const struct cmt_htab *t = &r->t->live;
-    if (!t->cap || !hot_event(e->type)) return;
-    size_t j = cmt_htab_hash(e->ptr, (uint32_t)(e->flags & CMT_FLAG_SPACE_MASK) | CMT_HKEY_B_MAX) & (t->cap - 1);
+    if (!t->cap) return;
+    size_t j = h & (t->cap - 1);
     const unsigned char *slot = cmt_htab_at(t, j);
     cmt_prefetch(slot);
     /* and the next line: a probe or a delete's backward shift often runs into it */
@@ -98,16 +98,17 @@ static inline void prefetch_event(const struct cmt_replay *r, const struct cmt_e
 
 /* Second stage, LOOKAHEAD / 2 events before a FREE is applied: its live slot has arrived, so the
  * live_info it points to can be asked for (the entry may still move before then: only a hint). */
-static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_event *e) {
+static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
     const struct cmt_replay_live *t = r->t;
     if (e->type != CMT_REC_FREE) return;
-    const struct live *l = cmt_live_find(t, e->ptr, e->flags & CMT_FLAG_SPACE_MASK);
+    const struct live *l = cmt_live_find(t, e->ptr, e->flags & CMT_FLAG_SPACE_MASK, h);
     if (l) cmt_prefetch(&t->info[l->k.val]);
 }
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     const struct cmt_replay_live *t = r->t;
     struct cmt_event q[LOOKAHEAD];
+    uint64_t hq[LOOKAHEAD]; /* the live-table hash of q's hot records, computed once */
     size_t head = 0, n = 0;
     int blocked = 0, end = 0, rc = 0;
     const struct cmt_event *e;
@@ -122,19 +123,25 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
                 end = 1;
                 break;
             }
-            struct cmt_event *c = &q[(head + n) % LOOKAHEAD];
+            size_t k = (head + n) % LOOKAHEAD;
+            struct cmt_event *c = &q[k];
             if (hot_event(e->type)) { /* what replay.c reads of them, not the whole ~360 bytes */
                 copy_hot(c, e);
-                prefetch_event(r, c);
+                hq[k] = cmt_live_hash(c->ptr, c->flags & CMT_FLAG_SPACE_MASK);
+                prefetch_event(r, hq[k]);
             } else {
+                hq[k] = 0; /* not used */
                 *c = *e;
                 blocked = 1;
             }
             n++;
         }
         if (!n) return rc;
-        if (n > LOOKAHEAD / 2) prefetch_info(r, &q[(head + LOOKAHEAD / 2) % LOOKAHEAD]);
-        cmt_replay_event(r, &q[head]);
+        if (n > LOOKAHEAD / 2) {
+            size_t k = (head + LOOKAHEAD / 2) % LOOKAHEAD;
+            prefetch_info(r, &q[k], hq[k]);
+        }
+        cmt_replay_event_hashed(r, &q[head], hq[head]);
         head = (head + 1) % LOOKAHEAD;
         if (!--n) blocked = 0;
     }

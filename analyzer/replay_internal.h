@@ -83,12 +83,17 @@ struct cmt_replay_live {
     uint64_t *target_seq; /* per devs index (pass 2) */
 };
 
-/* The live table's find, put and delete, inlined for its 16-byte entries (util.h). */
-static inline struct live *cmt_live_find(const struct cmt_replay_live *t, uint64_t ptr, uint64_t space) {
-    return cmt_htab_find_sz(&t->live, ptr, (uint32_t)space, sizeof(struct live));
+/* The live table's find, put and delete, inlined for its 16-byte entries (util.h); h: the key's
+ * hash, cmt_live_hash(ptr, space). */
+static inline uint64_t cmt_live_hash(uint64_t ptr, uint64_t space) {
+    return cmt_hkey_hash(ptr, (uint32_t)space);
 }
-static inline struct live *cmt_live_put(struct cmt_replay_live *t, uint64_t ptr, uint64_t space, int *existed) {
-    return cmt_htab_put_sz(&t->live, ptr, (uint32_t)space, existed, sizeof(struct live));
+static inline struct live *cmt_live_find(const struct cmt_replay_live *t, uint64_t ptr, uint64_t space, uint64_t h) {
+    return cmt_htab_find_sz(&t->live, ptr, (uint32_t)space, sizeof(struct live), h);
+}
+static inline struct live *cmt_live_put(struct cmt_replay_live *t, uint64_t ptr, uint64_t space, int *existed,
+                                        uint64_t h) {
+    return cmt_htab_put_sz(&t->live, ptr, (uint32_t)space, existed, sizeof(struct live), h);
 }
 static inline void cmt_live_del(struct cmt_replay_live *t, struct live *l) {
     cmt_htab_del_sz(&t->live, l, sizeof(struct live));
@@ -98,6 +103,10 @@ static inline void cmt_live_del(struct cmt_replay_live *t, struct live *l) {
 static inline uint32_t cmt_replay_devslot(const struct cmt_replay *r, const struct cmt_devstate *d) {
     return d ? (uint32_t)(d - r->devs) + 1 : 0;
 }
+
+/* cmt_replay_event for a record whose live-table key hash (cmt_live_hash of its ptr and space) the
+ * caller has computed already (replay_dump.c: for the prefetch); h is ignored for other records. */
+void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h);
 
 /* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
 void cmt_replay_lost(struct cmt_replay *r);

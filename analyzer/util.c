@@ -164,11 +164,11 @@ int cmt_htab_grow(struct cmt_htab *t) {
 }
 
 void *cmt_htab_find(const struct cmt_htab *t, uint64_t a, uint32_t b) {
-    return cmt_htab_find_sz(t, a, b, t->esz);
+    return cmt_htab_find_sz(t, a, b, t->esz, cmt_hkey_hash(a, b));
 }
 
 void *cmt_htab_put(struct cmt_htab *t, uint64_t a, uint32_t b, int *existed) {
-    return cmt_htab_put_sz(t, a, b, existed, t->esz);
+    return cmt_htab_put_sz(t, a, b, existed, t->esz, cmt_hkey_hash(a, b));
 }
 
 void cmt_htab_del(struct cmt_htab *t, void *entry) {

@@ -71,26 +71,32 @@ static inline uint64_t cmt_htab_hash(uint64_t a, uint32_t b) {
 /* Grows t (doubling its capacity); 0, or -1 when out of memory. cmt_htab_put calls it. */
 int cmt_htab_grow(struct cmt_htab *t);
 
-/* find, put and del for a table whose entry size esz is a compile-time constant (== t->esz): the
- * same functions (cmt_htab_find, cmt_htab_put, cmt_htab_del are these with t->esz), inlined with
- * fixed-size copies, for the replay's live table (a lookup or two per event). */
+/* The hash of key (a, b) the table probes from (find_sz and put_sz take it computed). */
+static inline uint64_t cmt_hkey_hash(uint64_t a, uint32_t b) {
+    return cmt_htab_hash(a, b | CMT_HKEY_B_MAX);
+}
+
+/* find, put and del for a table whose entry size esz is a compile-time constant (== t->esz), with
+ * the key's hash h = cmt_hkey_hash(a, b) computed by the caller: the same functions (cmt_htab_find,
+ * cmt_htab_put, cmt_htab_del are these with t->esz), inlined with fixed-size copies, for the
+ * replay's live table (a lookup or two per event, the hash computed once per event). */
 #define CMT_HTAB_AT(t, i, esz) ((struct cmt_hkey *)((t)->e + (i) * (esz)))
 static inline __attribute__((always_inline)) void *cmt_htab_find_sz(const struct cmt_htab *t, uint64_t a, uint32_t b,
-                                                                    size_t esz) {
+                                                                    size_t esz, uint64_t h) {
     if (!t->cap || b >= CMT_HKEY_B_MAX) return NULL;
     uint32_t kb = b | CMT_HKEY_B_MAX;
-    size_t j = cmt_htab_hash(a, kb) & (t->cap - 1);
+    size_t j = h & (t->cap - 1);
     for (struct cmt_hkey *k; cmt_hkey_used(k = CMT_HTAB_AT(t, j, esz)); j = (j + 1) & (t->cap - 1))
         if (k->a == a && k->b == kb) return k;
     return NULL;
 }
 
 static inline __attribute__((always_inline)) void *cmt_htab_put_sz(struct cmt_htab *t, uint64_t a, uint32_t b,
-                                                                   int *existed, size_t esz) {
+                                                                   int *existed, size_t esz, uint64_t h) {
     if (b >= CMT_HKEY_B_MAX) return NULL;
     if ((t->n + 1) * 4 > t->cap * 3 && cmt_htab_grow(t) != 0) return NULL;
     uint32_t kb = b | CMT_HKEY_B_MAX;
-    size_t j = cmt_htab_hash(a, kb) & (t->cap - 1);
+    size_t j = h & (t->cap - 1);
     struct cmt_hkey *k;
     for (; cmt_hkey_used(k = CMT_HTAB_AT(t, j, esz)); j = (j + 1) & (t->cap - 1))
         if (k->a == a && k->b == kb) {
