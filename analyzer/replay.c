@@ -392,7 +392,8 @@ static void add_leak(struct cmt_replay *r, const struct live_info *li, const str
 
 /* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end); a free
  * (freeing) is counted on its device. */
-static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e, int freeing) {
+static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r, struct live *l, int at,
+                                                           const struct cmt_event *e, int freeing) {
     struct cmt_replay_live *t = r->t;
     const struct live_info *li = info_of(t, l);
     struct cmt_stack_live *s = &t->sdc[li->sdc];
