@@ -48,6 +48,7 @@ struct cmt_stream {
     int fstaging;        /* the open block is the writer's staging block */
     uint64_t staging_at; /* position + 1 of the last staging block seen for this writer, 0: none */
     int has_head;        /* ev holds a decoded record not returned yet (held past the bound) */
+    int cold_set;        /* a field of ev past result may be non-zero (the fast path clears them then) */
     uint64_t missing_since; /* the poll that first found block fidx absent, 0: not absent */
     uint64_t snap_poll;     /* the poll that read the open block's bytes */
 };
@@ -404,6 +405,36 @@ static uint64_t get_ptr(struct cmt_cursor *c, struct cmt_stream *s) {
     return s->ptr;
 }
 
+/* ---- the fast path for ALLOC and FREE (most records of a dump) ----
+ * When a whole record of the longest encoding fits before the end of the block, its varints are
+ * read with no bounds check. The values are the ones the checked cursor reads: a varint longer
+ * than CMT_VARINT_MAX bytes (the only way to fail there) sends the record back to the checked
+ * path, which reports it. tests/cases/analyzer_fastpath.sh compares both paths. */
+#define FAST_FIELDS 11 /* sequence and time deltas + ALLOC's 9 payload fields */
+#define FAST_ROOM (1 + FAST_FIELDS * CMT_VARINT_MAX)
+
+/* A varint at *p (at least CMT_VARINT_MAX bytes readable); sets *bad when it is longer. */
+static inline __attribute__((always_inline)) uint64_t fast_varint(const uint8_t **p, int *bad) {
+    const uint8_t *q = *p;
+    uint64_t b = *q++;
+    if (__builtin_expect(b < 0x80, 1)) {
+        *p = q;
+        return b;
+    }
+    uint64_t v = b & 0x7f;
+    for (unsigned shift = 7;; shift += 7) {
+        if (shift >= 7 * CMT_VARINT_MAX) {
+            *bad = 1;
+            break;
+        }
+        b = *q++;
+        v |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+    }
+    *p = q;
+    return v;
+}
+
 /* 1 when [ptr, ptr + size) lies below 2^64 */
 static int span_ok(uint64_t ptr, uint64_t size) { return size <= UINT64_MAX - ptr; }
 
@@ -708,8 +739,130 @@ static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
     return 1;
 }
 
-/* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. */
-static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
+/* Every field of ev readers may look at, reset (the checked path does it before each record). */
+static void reset_event(struct cmt_event *e) {
+    e->api = e->kind = e->flags = e->ptr = e->size = e->granted = e->stack = e->ctx = e->result = 0;
+    e->id = e->total = e->handle = e->base = 0;
+    e->op = e->heap = e->pool = e->location_type = e->exit_how = e->version = e->live = e->threshold = 0;
+    e->device = e->location_id = e->exit_status = e->err = e->caller = 0;
+    e->nframes = e->nseg = e->npy = 0;
+    e->first_line = 0;
+    e->str1 = e->str2 = NULL;
+    e->str1_len = e->str2_len = 0;
+    e->payload = NULL;
+    e->payload_len = 0;
+}
+
+/* The fast path: decodes the ALLOC or FREE record at s->c.p (type byte t, FAST_ROOM bytes readable)
+ * into s->ev and its sequence/time deltas into *sd, *td; 1, or 0 with nothing changed when the
+ * checked path must take it (a varint too long, an allocation past 2^64: it reports them). */
+static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
+                                                             uint64_t *sd, uint64_t *td) {
+    const uint8_t *p = s->c.p + 1;
+    int bad = 0;
+    *sd = fast_varint(&p, &bad);
+    *td = fast_varint(&p, &bad);
+    uint64_t api = fast_varint(&p, &bad), kind = 0, size = 0, granted = 0, stack = 0, ctx = 0;
+    if (t == CMT_REC_ALLOC) kind = fast_varint(&p, &bad);
+    uint64_t flags = fast_varint(&p, &bad);
+    int64_t device = cmt_zz_dec(fast_varint(&p, &bad));
+    uint64_t ptr = s->ptr + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
+    if (t == CMT_REC_ALLOC) {
+        size = fast_varint(&p, &bad);
+        granted = fast_varint(&p, &bad);
+        if (!granted) granted = size;
+        stack = fast_varint(&p, &bad);
+        ctx = fast_varint(&p, &bad);
+        if (!span_ok(ptr, size) || !span_ok(ptr, granted)) bad = 1;
+    }
+    if (__builtin_expect(bad, 0)) return 0;
+    struct cmt_event *e = &s->ev;
+    if (s->cold_set) {
+        reset_event(e);
+        s->cold_set = 0;
+    }
+    e->type = (uint8_t)t;
+    e->writer = s->writer;
+    e->offset = off;
+    e->api = api;
+    e->kind = kind;
+    e->flags = flags;
+    e->device = device;
+    e->ptr = ptr;
+    e->size = size;
+    e->granted = granted;
+    e->stack = stack;
+    e->ctx = ctx;
+    e->result = 0;
+    s->ptr = ptr;
+    s->c.p = p;
+    return 1;
+}
+
+/* The checked path: decodes the record of type t (its type byte read; it began at off) into s->ev
+ * and its deltas into *sd, *td. 1; 0 at the end of a truncated dump; -1 when corrupt. */
+static __attribute__((noinline)) int decode_record(struct cmt_dump *d, struct cmt_stream *s, unsigned t, uint64_t off,
+                                                   uint64_t *sd, uint64_t *td) {
+    struct cmt_cursor *c = &s->c;
+    struct cmt_event *e = &s->ev;
+    /* reset only the fields readers may look at for this record */
+    e->type = (uint8_t)t;
+    e->writer = s->writer;
+    e->offset = off;
+    reset_event(e);
+    s->cold_set = 1;
+    *sd = cmt_get_varint(c);
+    *td = cmt_get_varint(c);
+    const char *why = NULL;
+    int rc = 0;
+    if (!c->ok) {
+        why = "record header does not decode";
+        rc = -1;
+    } else if (t >= CMT_REC_EXT_FIRST) {
+        if (t > CMT_REC_EXT_LAST) {
+            why = "invalid record type";
+            rc = -1;
+        } else {
+            uint64_t plen = cmt_get_varint(c);
+            if (!c->ok || plen > (uint64_t)(c->end - c->p)) {
+                why = "payload length past the end of the block";
+                c->ok = 0;
+                rc = -1;
+            } else {
+                struct cmt_cursor sub = {c->p, c->p + plen, 1};
+                e->payload = c->p;
+                e->payload_len = (size_t)plen;
+                c->p += plen;
+                rc = decode_payload(&sub, s, e, t, &why);
+            }
+        }
+    } else {
+        rc = decode_payload(c, s, e, t, &why);
+    }
+    if (rc != 0) {
+        /* cut by the truncation: the record runs past the end of the file's last bytes */
+        if (s->partial && !c->ok && (c->p >= c->end || t >= CMT_REC_EXT_FIRST)) {
+            s->open = 0;
+            s->done = 1;
+            return 0;
+        }
+        corrupt(d, off, "record type 0x%02x (writer %u, block at offset %llu): %s", t, s->writer,
+                (unsigned long long)s->block_off, why);
+        return -1;
+    }
+    if ((e->str1 || e->str2 || e->payload) && !d->follow && s->base != d->map + s->block_off) {
+        /* strings and payloads point into the mapping: valid as long as the dump is open */
+        const uint8_t *m = d->map + s->block_off;
+        if (e->str1) e->str1 = (const char *)m + ((const uint8_t *)e->str1 - s->base);
+        if (e->str2) e->str2 = (const char *)m + ((const uint8_t *)e->str2 - s->base);
+        if (e->payload) e->payload = m + (e->payload - s->base);
+    }
+    return 1;
+}
+
+/* Moves the stream to its next record, opening its next block as needed: 1 when c.p is at a record,
+ * 0 at the stream's end (following: at the end of what was written so far), -1 when corrupt. */
+static __attribute__((noinline)) int stream_seek(struct cmt_dump *d, struct cmt_stream *s) {
     for (;;) {
         if (s->done) return 0;
         if (!s->open) {
@@ -736,97 +889,56 @@ static int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
             if (s->base == d->map + s->block_off) release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
             continue;
         }
-        uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
-        struct cmt_event *e = &s->ev;
-        unsigned t = *c->p++;
-        /* reset only the fields readers may look at for this record */
-        e->type = (uint8_t)t;
-        e->writer = s->writer;
-        e->offset = off;
-        e->api = e->kind = e->flags = e->ptr = e->size = e->granted = e->stack = e->ctx = e->result = 0;
-        e->id = e->total = e->handle = e->base = 0;
-        e->op = e->heap = e->pool = e->location_type = e->exit_how = e->version = e->live = e->threshold = 0;
-        e->device = e->location_id = e->exit_status = e->err = e->caller = 0;
-        e->nframes = e->nseg = e->npy = 0;
-        e->first_line = 0;
-        e->str1 = e->str2 = NULL;
-        e->str1_len = e->str2_len = 0;
-        e->payload = NULL;
-        e->payload_len = 0;
-        uint64_t sd = cmt_get_varint(c), td = cmt_get_varint(c);
-        const char *why = NULL;
-        int rc = 0;
-        if (!c->ok) {
-            why = "record header does not decode";
-            rc = -1;
-        } else if (t >= CMT_REC_EXT_FIRST) {
-            if (t > CMT_REC_EXT_LAST) {
-                why = "invalid record type";
-                rc = -1;
-            } else {
-                uint64_t plen = cmt_get_varint(c);
-                if (!c->ok || plen > (uint64_t)(c->end - c->p)) {
-                    why = "payload length past the end of the block";
-                    c->ok = 0;
-                    rc = -1;
-                } else {
-                    struct cmt_cursor sub = {c->p, c->p + plen, 1};
-                    e->payload = c->p;
-                    e->payload_len = (size_t)plen;
-                    c->p += plen;
-                    rc = decode_payload(&sub, s, e, t, &why);
-                }
-            }
-        } else {
-            rc = decode_payload(c, s, e, t, &why);
-        }
-        if (rc != 0) {
-            /* cut by the truncation: the record runs past the end of the file's last bytes */
-            if (s->partial && !c->ok && (c->p >= c->end || t >= CMT_REC_EXT_FIRST)) {
-                s->open = 0;
-                s->done = 1;
-                return 0;
-            }
-            corrupt(d, off, "record type 0x%02x (writer %u, block at offset %llu): %s", t, s->writer,
-                    (unsigned long long)s->block_off, why);
-            return -1;
-        }
-        if ((e->str1 || e->str2 || e->payload) && !d->follow && s->base != d->map + s->block_off) {
-            /* strings and payloads point into the mapping: valid as long as the dump is open */
-            const uint8_t *m = d->map + s->block_off;
-            if (e->str1) e->str1 = (const char *)m + ((const uint8_t *)e->str1 - s->base);
-            if (e->str2) e->str2 = (const char *)m + ((const uint8_t *)e->str2 - s->base);
-            if (e->payload) e->payload = m + (e->payload - s->base);
-        }
-        if (sd > UINT64_MAX - s->seq) {
-            corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
-                    s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
-            return -1;
-        }
-        if (td >= (uint64_t)(CMT_TIME_MAX - s->time)) { /* s->time lies in [0, CMT_TIME_MAX) */
-            corrupt(d, off, "record type 0x%02x (writer %u): time %lld + delta %llu passes 2^62", t, s->writer,
-                    (long long)s->time, (unsigned long long)td);
-            return -1;
-        }
-        uint64_t seq = s->seq + sd;
-        if (!s->first_rec && sd == 0) {
-            corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
-            return -1;
-        }
-        if (s->have_last && seq <= s->last_seq) {
-            corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu not after %llu", t, s->writer,
-                    (unsigned long long)seq, (unsigned long long)s->last_seq);
-            return -1;
-        }
-        s->first_rec = 0;
-        s->seq = seq;
-        s->last_seq = seq;
-        s->have_last = 1;
-        s->time += (int64_t)td; /* checked above */
-        e->seq = seq;
-        e->time_ns = s->time;
         return 1;
     }
+}
+
+/* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. Inline:
+ * a record in the middle of a block costs no call. */
+static inline __attribute__((always_inline)) int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
+    struct cmt_cursor *c = &s->c;
+    if (s->done || !s->open || c->p >= c->end || *c->p == 0) {
+        int rc = stream_seek(d, s);
+        if (rc <= 0) return rc;
+    }
+    uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
+    unsigned t = *c->p;
+    uint64_t sd, td;
+    if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
+          fast_record(s, t, off, &sd, &td))) {
+        c->p++;
+        int rc = decode_record(d, s, t, off, &sd, &td);
+        if (rc <= 0) return rc;
+    }
+    struct cmt_event *e = &s->ev;
+    if (sd > UINT64_MAX - s->seq) {
+        corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
+                s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
+        return -1;
+    }
+    if (td >= (uint64_t)(CMT_TIME_MAX - s->time)) { /* s->time lies in [0, CMT_TIME_MAX) */
+        corrupt(d, off, "record type 0x%02x (writer %u): time %lld + delta %llu passes 2^62", t, s->writer,
+                (long long)s->time, (unsigned long long)td);
+        return -1;
+    }
+    uint64_t seq = s->seq + sd;
+    if (!s->first_rec && sd == 0) {
+        corrupt(d, off, "record type 0x%02x (writer %u): sequence number does not increase", t, s->writer);
+        return -1;
+    }
+    if (s->have_last && seq <= s->last_seq) {
+        corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu not after %llu", t, s->writer,
+                (unsigned long long)seq, (unsigned long long)s->last_seq);
+        return -1;
+    }
+    s->first_rec = 0;
+    s->seq = seq;
+    s->last_seq = seq;
+    s->have_last = 1;
+    s->time += (int64_t)td; /* checked above */
+    e->seq = seq;
+    e->time_ns = s->time;
+    return 1;
 }
 
 static int heap_less(struct cmt_dump *d, size_t a, size_t b) {

@@ -30,8 +30,7 @@ static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
 }
 
 /* A (stack, device) counter of a GPU changed by bytes (up or down). */
-static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
-    if (!r->observer || r->t->snapshot_only || s->device < 0) return;
+static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
     struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
                                 .record = e->type,
                                 .time_ns = e->time_ns,
@@ -41,6 +40,11 @@ static void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const 
                                 .stack_bytes = s->bytes,
                                 .up = up};
     notify(r, &c);
+}
+static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s,
+                                int up) {
+    if (__builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
+        notify_stack_to(r, e, s, up);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
@@ -151,7 +155,7 @@ int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx) {
 }
 
 /* The (stack, device) counter index, added when new; UINT32_MAX when out of memory. */
-static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+static uint32_t sdc_get_slow(struct cmt_replay *r, uint64_t stack, int64_t device) {
     struct cmt_replay_live *t = r->t;
     const struct cmt_devstate *d = NULL;
     if (device >= 0 && !(d = cmt_replay_dev_get(r, device))) return UINT32_MAX;
@@ -164,8 +168,16 @@ static uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     return *slot - 1;
 }
 
+static inline uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+    struct idx_memo *m = cmt_memo_slot(r->t->sdc_memo, stack, (uint64_t)device);
+    if (m->v && m->a == stack && m->b == (uint64_t)device) return m->v - 1;
+    uint32_t i = sdc_get_slow(r, stack, device);
+    if (i != UINT32_MAX) *m = (struct idx_memo){stack, (uint64_t)device, i + 1};
+    return i;
+}
+
 /* The (context, kind) index, added when new; UINT32_MAX when out of memory. */
-static uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+static uint32_t ck_get_slow(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
     uint32_t *slot = cmt_htab_slot(&t->ck_map, ctx, kind);
     if (!slot) return UINT32_MAX;
     if (*slot) return *slot - 1;
@@ -173,6 +185,14 @@ static uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
     t->cks[t->ncks] = (struct ctx_kind){ctx, kind};
     *slot = (uint32_t)++t->ncks;
     return *slot - 1;
+}
+
+static inline uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+    struct idx_memo *m = cmt_memo_slot(t->ck_memo, ctx, kind);
+    if (m->v && m->a == ctx && m->b == kind) return m->v - 1;
+    uint32_t i = ck_get_slow(t, ctx, kind);
+    if (i != UINT32_MAX) *m = (struct idx_memo){ctx, kind, i + 1};
+    return i;
 }
 
 /* A live_info for a new live allocation (the last one freed first: still in the cache);
@@ -251,10 +271,13 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
         d->snap_pending = 0;
 }
 
-static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space) {
+/* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
+ * memory: asked again). */
+static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space, struct cmt_devstate *d,
+                     uint64_t h) {
     struct cmt_replay_live *t = r->t;
     int existed;
-    struct live *l = cmt_htab_put(&t->live, e->ptr, (uint32_t)space, &existed);
+    struct live *l = cmt_live_put(t, e->ptr, space, &existed, h);
     if (!l) {
         cmt_replay_lost(r);
         return;
@@ -278,7 +301,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
         uint32_t ii = info_new(t);
         if (ii == UINT32_MAX) {
             cmt_replay_lost(r);
-            cmt_htab_del(&t->live, l);
+            cmt_live_del(t, l);
             return;
         }
         l->k.val = ii;
@@ -289,7 +312,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     if (si == UINT32_MAX) {
         cmt_replay_lost(r);
         info_release(t, l->k.val);
-        cmt_htab_del(&t->live, l);
+        cmt_live_del(t, l);
         return;
     }
     struct live_info *li = info_of(t, l);
@@ -301,8 +324,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1);
     if (device >= 0) {
-        struct cmt_devstate *d = cmt_replay_dev_get(r, device);
-        if (!d) {
+        if (!d && !(d = cmt_replay_dev_get(r, device))) {
             cmt_replay_lost(r);
             return;
         }
@@ -368,8 +390,10 @@ static void add_leak(struct cmt_replay *r, const struct live_info *li, const str
     k->allocations++;
 }
 
-/* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end). */
-static void end_live(struct cmt_replay *r, struct live *l, int at, const struct cmt_event *e) {
+/* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end); a free
+ * (freeing) is counted on its device. */
+static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r, struct live *l, int at,
+                                                           const struct cmt_event *e, int freeing) {
     struct cmt_replay_live *t = r->t;
     const struct live_info *li = info_of(t, l);
     struct cmt_stack_live *s = &t->sdc[li->sdc];
@@ -378,6 +402,12 @@ static void end_live(struct cmt_replay *r, struct live *l, int at, const struct 
     if (at >= 0 && !t->snapshot_only) add_leak(r, li, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
     if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
+    if (freeing) {
+        if (d)
+            d->frees++;
+        else if (device < 0)
+            r->host_frees++;
+    }
     s->bytes -= granted;
     s->count--;
     if (e) notify_stack(r, e, s, 0);
@@ -398,10 +428,10 @@ static void end_live(struct cmt_replay *r, struct live *l, int at, const struct 
         }
     }
     info_release(t, l->k.val);
-    cmt_htab_del(&t->live, l);
+    cmt_live_del(t, l);
 }
 
-static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
+static void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -410,7 +440,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
             r->imported[k].open = 0;
             return;
         }
-    struct live *l = cmt_htab_find(&t->live, e->ptr, (uint32_t)space);
+    struct live *l = cmt_live_find(t, e->ptr, space, h);
     if (!l) {
         if (!t->snapshot_only) {
             int again = freed_recently(t, e->ptr, space);
@@ -421,13 +451,7 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e) {
         }
         return;
     }
-    int64_t dev = live_device(t, l);
-    if (dev >= 0) {
-        struct cmt_devstate *d = cmt_replay_dev_get(r, dev);
-        if (d) d->frees++;
-    } else
-        r->host_frees++;
-    end_live(r, l, -1, e);
+    end_live(r, l, -1, e, 1);
     if (!t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
@@ -446,7 +470,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
                 match = ctx && cmt_replay_ctx_device(r, ctx) == e->device;
         }
         if (match) {
-            end_live(r, l, at, e); /* backward shift may move another entry into i: look at i again */
+            end_live(r, l, at, e, 0); /* backward shift may move another entry into i: look at i again */
             continue;
         }
         i++;
@@ -618,6 +642,10 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
 }
 
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
+    cmt_replay_event_hashed(r, e, cmt_live_hash(e->ptr, e->flags & CMT_FLAG_SPACE_MASK));
+}
+
+void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
     struct cmt_replay_live *t = r->t;
     if (!r->events++) r->first_time = e->time_ns;
     if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
@@ -638,10 +666,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
                 (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
             break;
         }
+        struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
         if (!t->snapshot_only) {
             if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
             if (e->device >= 0) {
-                struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
                 if (d) {
                     if (e->type == CMT_REC_ALLOC)
                         d->allocations++;
@@ -653,10 +681,10 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
             else if (r->host_frees)
                 r->host_frees--;
         }
-        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK);
+        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h);
         break;
     case CMT_REC_FREE:
-        do_free(r, e);
+        do_free(r, e, h);
         break;
     case CMT_REC_TEARDOWN:
         do_teardown(r, e);
@@ -730,7 +758,7 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
         int64_t device = -2;
         if (e->op == CMT_SUB_HEAP_REGISTER) {
             /* the heap lives in a tracked allocation: usually its base */
-            const struct live *l = cmt_htab_find(&t->live, e->ptr, CMT_SPACE_ADDR);
+            const struct live *l = cmt_live_find(t, e->ptr, CMT_SPACE_ADDR, cmt_live_hash(e->ptr, CMT_SPACE_ADDR));
             if (l) device = live_device(t, l);
         }
         if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);
@@ -782,7 +810,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
         if (cmt_hkey_used(&l->k)) {
-            end_live(r, l, at, NULL);
+            end_live(r, l, at, NULL, 0);
             continue;
         }
         i++;

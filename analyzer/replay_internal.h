@@ -30,6 +30,18 @@ struct freed_key {
 };
 #define DEV_SMALL 64
 
+/* A direct-mapped memo in front of a map (a, b) -> index whose indexes never change: most
+ * allocations repeat the (stack, device) and (context, kind) of a recent one, and a hit costs a
+ * compare instead of a hash-table probe. */
+#define MEMO_SLOTS 64
+struct idx_memo {
+    uint64_t a, b;
+    uint32_t v; /* index + 1; 0: empty */
+};
+static inline struct idx_memo *cmt_memo_slot(struct idx_memo *m, uint64_t a, uint64_t b) {
+    return &m[((a ^ (b << 7)) * 0x9e3779b97f4a7c15ull) >> 58]; /* 58 = 64 - log2(MEMO_SLOTS) */
+}
+
 struct cmt_replay_live {
     struct cmt_htab live;
     struct live_info *info; /* cmt_grow_big array; free ones chained from info_free - 1 */
@@ -43,9 +55,11 @@ struct cmt_replay_live {
      * the live table, from the ring entries appended since the last miss */
     uint64_t *ring_ptr;
     uint8_t *ring_space;
-    uint64_t nfreed, synced; /* frees remembered so far; how many of them freed indexes */
-    struct cmt_htab freed;   /* entries struct freed_key */
-    struct cmt_htab sdc_map; /* (stack, 0 for host or devs index + 1) -> sdc index */
+    uint64_t nfreed, synced;              /* frees remembered so far; how many of them freed indexes */
+    struct cmt_htab freed;                /* entries struct freed_key */
+    struct cmt_htab sdc_map;              /* (stack, 0 for host or devs index + 1) -> sdc index */
+    struct idx_memo sdc_memo[MEMO_SLOTS]; /* (stack, device ordinal) -> sdc index + 1 */
+    struct idx_memo ck_memo[MEMO_SLOTS];  /* (ctx, kind) -> cks index + 1 */
     struct cmt_stack_live *sdc;
     size_t nsdc, capsdc;
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
@@ -69,10 +83,30 @@ struct cmt_replay_live {
     uint64_t *target_seq; /* per devs index (pass 2) */
 };
 
+/* The live table's find, put and delete, inlined for its 16-byte entries (util.h); h: the key's
+ * hash, cmt_live_hash(ptr, space). */
+static inline uint64_t cmt_live_hash(uint64_t ptr, uint64_t space) {
+    return cmt_hkey_hash(ptr, (uint32_t)space);
+}
+static inline struct live *cmt_live_find(const struct cmt_replay_live *t, uint64_t ptr, uint64_t space, uint64_t h) {
+    return cmt_htab_find_sz(&t->live, ptr, (uint32_t)space, sizeof(struct live), h);
+}
+static inline struct live *cmt_live_put(struct cmt_replay_live *t, uint64_t ptr, uint64_t space, int *existed,
+                                        uint64_t h) {
+    return cmt_htab_put_sz(&t->live, ptr, (uint32_t)space, existed, sizeof(struct live), h);
+}
+static inline void cmt_live_del(struct cmt_replay_live *t, struct live *l) {
+    cmt_htab_del_sz(&t->live, l, sizeof(struct live));
+}
+
 /* The sdc_map key of a device (-1: host), given its state (NULL for the host). */
 static inline uint32_t cmt_replay_devslot(const struct cmt_replay *r, const struct cmt_devstate *d) {
     return d ? (uint32_t)(d - r->devs) + 1 : 0;
 }
+
+/* cmt_replay_event for a record whose live-table key hash (cmt_live_hash of its ptr and space) the
+ * caller has computed already (replay_dump.c: for the prefetch); h is ignored for other records. */
+void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h);
 
 /* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
 void cmt_replay_lost(struct cmt_replay *r);

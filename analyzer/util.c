@@ -138,7 +138,7 @@ static void rehash_in_place(struct cmt_htab *t, size_t half) {
     }
 }
 
-static int htab_grow(struct cmt_htab *t) {
+int cmt_htab_grow(struct cmt_htab *t) {
     size_t ncap = t->cap ? t->cap * 2 : t->first_cap, bytes = ncap * t->esz;
     if (t->mapped && t->esz <= 256) { /* grow the mapping, move the entries inside it */
         unsigned char *e = big_remap(t->e, t->cap * t->esz, bytes);
@@ -164,49 +164,15 @@ static int htab_grow(struct cmt_htab *t) {
 }
 
 void *cmt_htab_find(const struct cmt_htab *t, uint64_t a, uint32_t b) {
-    if (!t->cap || b >= CMT_HKEY_B_MAX) return NULL;
-    uint32_t kb = b | CMT_HKEY_B_MAX;
-    size_t j = mix(a, kb) & (t->cap - 1);
-    for (struct cmt_hkey *k; cmt_hkey_used(k = KEY(t, j)); j = (j + 1) & (t->cap - 1))
-        if (k->a == a && k->b == kb) return k;
-    return NULL;
+    return cmt_htab_find_sz(t, a, b, t->esz, cmt_hkey_hash(a, b));
 }
 
 void *cmt_htab_put(struct cmt_htab *t, uint64_t a, uint32_t b, int *existed) {
-    if (b >= CMT_HKEY_B_MAX) return NULL;
-    if ((t->n + 1) * 4 > t->cap * 3 && htab_grow(t) != 0) return NULL;
-    uint32_t kb = b | CMT_HKEY_B_MAX;
-    size_t j = mix(a, kb) & (t->cap - 1);
-    struct cmt_hkey *k;
-    for (; cmt_hkey_used(k = KEY(t, j)); j = (j + 1) & (t->cap - 1))
-        if (k->a == a && k->b == kb) {
-            *existed = 1;
-            return k;
-        }
-    *existed = 0;
-    memset(k, 0, t->esz);
-    k->a = a;
-    k->b = kb;
-    t->n++;
-    return k;
+    return cmt_htab_put_sz(t, a, b, existed, t->esz, cmt_hkey_hash(a, b));
 }
 
 void cmt_htab_del(struct cmt_htab *t, void *entry) {
-    size_t mask = t->cap - 1, i = (size_t)((unsigned char *)entry - t->e) / t->esz, j = i;
-    KEY(t, i)->b = 0;
-    t->n--;
-    for (;;) {
-        j = (j + 1) & mask;
-        struct cmt_hkey *k = KEY(t, j);
-        if (!cmt_hkey_used(k)) return;
-        size_t h = home(t, k);
-        /* move entry j into the hole at i when its home is not in (i, j] cyclically */
-        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
-            memcpy(cmt_htab_at(t, i), k, t->esz);
-            k->b = 0;
-            i = j;
-        }
-    }
+    cmt_htab_del_sz(t, entry, t->esz);
 }
 
 uint32_t *cmt_htab_slot(struct cmt_htab *t, uint64_t a, uint32_t b) {

@@ -68,6 +68,67 @@ static inline uint64_t cmt_htab_hash(uint64_t a, uint32_t b) {
     h *= 0xbf58476d1ce4e5b9ull;
     return h ^ (h >> 32);
 }
+/* Grows t (doubling its capacity); 0, or -1 when out of memory. cmt_htab_put calls it. */
+int cmt_htab_grow(struct cmt_htab *t);
+
+/* The hash of key (a, b) the table probes from (find_sz and put_sz take it computed). */
+static inline uint64_t cmt_hkey_hash(uint64_t a, uint32_t b) {
+    return cmt_htab_hash(a, b | CMT_HKEY_B_MAX);
+}
+
+/* find, put and del for a table whose entry size esz is a compile-time constant (== t->esz), with
+ * the key's hash h = cmt_hkey_hash(a, b) computed by the caller: the same functions (cmt_htab_find,
+ * cmt_htab_put, cmt_htab_del are these with t->esz), inlined with fixed-size copies, for the
+ * replay's live table (a lookup or two per event, the hash computed once per event). */
+#define CMT_HTAB_AT(t, i, esz) ((struct cmt_hkey *)((t)->e + (i) * (esz)))
+static inline __attribute__((always_inline)) void *cmt_htab_find_sz(const struct cmt_htab *t, uint64_t a, uint32_t b,
+                                                                    size_t esz, uint64_t h) {
+    if (!t->cap || b >= CMT_HKEY_B_MAX) return NULL;
+    uint32_t kb = b | CMT_HKEY_B_MAX;
+    size_t j = h & (t->cap - 1);
+    for (struct cmt_hkey *k; cmt_hkey_used(k = CMT_HTAB_AT(t, j, esz)); j = (j + 1) & (t->cap - 1))
+        if (k->a == a && k->b == kb) return k;
+    return NULL;
+}
+
+static inline __attribute__((always_inline)) void *cmt_htab_put_sz(struct cmt_htab *t, uint64_t a, uint32_t b,
+                                                                   int *existed, size_t esz, uint64_t h) {
+    if (b >= CMT_HKEY_B_MAX) return NULL;
+    if ((t->n + 1) * 4 > t->cap * 3 && cmt_htab_grow(t) != 0) return NULL;
+    uint32_t kb = b | CMT_HKEY_B_MAX;
+    size_t j = h & (t->cap - 1);
+    struct cmt_hkey *k;
+    for (; cmt_hkey_used(k = CMT_HTAB_AT(t, j, esz)); j = (j + 1) & (t->cap - 1))
+        if (k->a == a && k->b == kb) {
+            *existed = 1;
+            return k;
+        }
+    *existed = 0;
+    __builtin_memset(k, 0, esz);
+    k->a = a;
+    k->b = kb;
+    t->n++;
+    return k;
+}
+
+static inline __attribute__((always_inline)) void cmt_htab_del_sz(struct cmt_htab *t, void *entry, size_t esz) {
+    size_t mask = t->cap - 1, i = (size_t)((unsigned char *)entry - t->e) / esz, j = i;
+    CMT_HTAB_AT(t, i, esz)->b = 0;
+    t->n--;
+    for (;;) {
+        j = (j + 1) & mask;
+        struct cmt_hkey *k = CMT_HTAB_AT(t, j, esz);
+        if (!cmt_hkey_used(k)) return;
+        size_t h = cmt_htab_hash(k->a, k->b) & mask;
+        /* move entry j into the hole at i when its home is not in (i, j] cyclically */
+        if ((j > i && (h <= i || h > j)) || (j < i && (h <= i && h > j))) {
+            __builtin_memcpy(CMT_HTAB_AT(t, i, esz), k, esz);
+            k->b = 0;
+            i = j;
+        }
+    }
+}
+
 /* Starts loading the cache line at p. A volatile asm on x86: GCC 12 judges a function made of
  * nothing but __builtin_prefetch "looping pure" and deletes its calls, inline or not, so the binary
  * had no prefetch at all; tests/cases/analyzer_prefetch.sh checks the shipped binary for it. */

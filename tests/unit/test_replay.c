@@ -2,6 +2,7 @@
  * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
  * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
  * unknown and double frees (the window of recently freed keys), OOM snapshots, teardown of one context's allocations,
+ * the memos before the (stack, device) and (context, kind) maps under constant slot collisions,
  * leaks at exit and at death; and that running out of memory anywhere in the replay is counted (out_of_memory, which
  * makes the analysis fail) rather than silently giving other figures: the allocator is wrapped (-Wl,--wrap) to fail
  * from the n-th allocation on. Exit 0 when every check holds.
@@ -231,6 +232,59 @@ static void test_leak_at_exit(void) {
     cmt_replay_free(&r);
 }
 
+/* The memos before the (stack, device) and (context, kind) maps (replay_internal.h, 64 slots each):
+ * 1500 (stack, device) pairs and 80 (context, kind) pairs, allocated round robin so that the memo
+ * slots are fought over all the time, must still give every allocation its own counter and
+ * context: each leak row (stack, device, kind, at) holds exactly the bytes of its allocations, and a
+ * teardown of one context ends exactly that context's. */
+#define MEMO_STACKS 500
+#define MEMO_DEVS 3
+#define MEMO_CTXS 40
+static void test_memo_collisions(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    static uint64_t want[MEMO_STACKS][MEMO_DEVS][2][2]; /* [stack][dev][kind][at: 0 exit, 1 teardown] */
+    memset(want, 0, sizeof want);
+    for (int dv = 0; dv < MEMO_DEVS; dv++)
+        an_device(&r, dv, (uint8_t)(0x40 + dv));
+    for (unsigned i = 0; i < 20000; i++) {
+        unsigned st = (i * 7) % MEMO_STACKS, dv = (i / 5) % MEMO_DEVS, c = (i * 3) % MEMO_CTXS, kind = (i / 3) % 2;
+        struct cmt_event e = an_ev(CMT_REC_ALLOC);
+        e.device = dv;
+        e.ptr = 0x100000 + (uint64_t)i * 0x1000;
+        e.size = e.granted = 1 + i % 97;
+        e.stack = 1 + st;
+        e.ctx = 0xc0000 + (uint64_t)c * 0x100;
+        e.kind = kind ? CMT_KIND_MANAGED : CMT_KIND_DEVICE;
+        cmt_replay_event(&r, &e);
+        want[st][dv][kind][c == 5] += e.size;
+    }
+    struct cmt_event td = an_ev(CMT_REC_TEARDOWN);
+    td.device = 0;
+    td.ctx = 0xc0000 + 5 * 0x100;
+    cmt_replay_event(&r, &td);
+    an_exit(&r);
+    cmt_replay_finish(&r);
+    size_t rows = 0;
+    for (unsigned st = 0; st < MEMO_STACKS; st++)
+        for (unsigned dv = 0; dv < MEMO_DEVS; dv++)
+            for (unsigned kind = 0; kind < 2; kind++)
+                for (int at = 0; at < 2; at++) {
+                    if (!want[st][dv][kind][at]) continue;
+                    rows++;
+                    uint64_t k = kind ? CMT_KIND_MANAGED : CMT_KIND_DEVICE;
+                    int a = at ? CMT_AT_TEARDOWN : CMT_AT_EXIT;
+                    const struct cmt_leak *l = NULL;
+                    for (size_t i = 0; i < r.nleaks && !l; i++)
+                        if (r.leaks[i].stack == 1 + st && r.leaks[i].device == (int64_t)dv && r.leaks[i].kind == k &&
+                            r.leaks[i].at == a)
+                            l = &r.leaks[i];
+                    CHECK(l && l->bytes == want[st][dv][kind][at]);
+                }
+    CHECK(r.nleaks == rows);
+    cmt_replay_free(&r);
+}
+
 /* A small process: devices, stacks, allocations, a marker series, an OOM, leaks. */
 static void scenario(struct cmt_replay *r) {
     an_device(r, 0, 0x44);
@@ -314,6 +368,7 @@ int main(void) {
     test_recently_freed_window();
     test_htab_in_place_growth();
     test_leak_at_exit();
+    test_memo_collisions();
     test_out_of_memory_is_never_silent();
     if (an_failures)
         fprintf(stderr, "test_replay: %d check(s) failed\n", an_failures);

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The reader's fast ALLOC/FREE decoder (analyzer/reader.c fast_record: unchecked varints when a
+# whole record of the longest encoding fits before the end of its block, the other fields of the
+# event cleared lazily) decodes exactly what the checked decoder does. The same records (two
+# writers; values of every varint length up to 10 bytes: 64-bit pointers and contexts, negative
+# devices, granted 0, sequence and time gaps; STACK, INFO and MARKER records in between, which set
+# the fields an ALLOC must not carry) are written with 64 KiB blocks (nearly every record takes the
+# fast path) and with 256-byte blocks (most records lie within the fast path's room of a block's
+# end: the checked path), and tests/unit/test_decode prints every field of every event: the two
+# must be the same, line for line. Then the failures the fast path hands to the checked decoder
+# (an 11-byte varint, an allocation past 2^64) must be reported as the checked decoder reports them.
+set -u
+. "$(dirname "$0")/analyzer_lib.sh.inc"
+T=$CMT_BUILD/tests/unit/test_decode
+[ -x "$T" ] || make -s -C "$CMT_ROOT" "build/tests/unit/test_decode" >&2 || fail "cannot build test_decode"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+# records.script: deterministic pseudo-random records (awk's rand with a fixed seed)
+awk 'BEGIN {
+    srand(16)
+    h32 = 4294967296
+    print "api id=1 name=cuMemAlloc_v2"
+    print "api id=2 name=cuMemFree_v2"
+    print "stack id=1 0x1000 0x2000"
+    seq = 100; t = 1000000
+    for (i = 0; i < 3000; i++) {
+        w = (i % 7 == 3) ? 2 : 1
+        if (w != cw) { print "writer " w; cw = w }
+        seq += (rand() < 0.05) ? 1 + int(rand() * 100000000) : 1
+        t += (rand() < 0.1) ? int(rand() * 1e12) : 1 + int(rand() * 100)
+        st = sprintf(" seq=%.0f t=%.0f", seq, t)
+        r = rand()
+        # pointers and contexts: every length of varint, up to 2^63 (so ptr + size stays below 2^64)
+        p = sprintf("0x%08x%08x", int(rand() * h32 / (rand() < 0.5 ? 2 : 65536)), int(rand() * h32))
+        if (rand() < 0.2) p = sprintf("0x%x", int(rand() * 1000))
+        if (r < 0.45) {
+            dev = (rand() < 0.1) ? -1 : int(rand() * 3)
+            size = (rand() < 0.3) ? sprintf("0x%08x%08x", int(rand() * 1073741824), int(rand() * h32)) : int(rand() * 300)
+            gr = (rand() < 0.5) ? 0 : size
+            ctx = sprintf("0x%08x%08x", int(rand() * h32 / 2), int(rand() * h32))
+            print "alloc dev=" dev " ptr=" p " size=" size " granted=" gr " kind=" int(rand() * 6) " stack=" int(rand() * 300) " ctx=" ctx " api=" int(rand() * 200) " flags=" int(rand() * 4) st
+            live[n++] = p
+        } else if (r < 0.9 && n > 0) {
+            k = int(rand() * n)
+            print "free dev=" ((rand() < 0.1) ? -2 : int(rand() * 3)) " ptr=" live[k] " api=" int(rand() * 200) " flags=" int(rand() * 4) st
+        } else if (r < 0.93) {
+            print "retrack dev=0 ptr=" p " size=" int(rand() * 5000) " kind=1 stack=1 result=" int(rand() * 900) st
+        } else if (r < 0.96) {
+            print "stack id=" 2 + i " 0x" sprintf("%x", 4096 + i) " 0x" sprintf("%x", 8192 + i) st
+        } else if (r < 0.98) {
+            print "info key=k" i " value=v" i st
+        } else {
+            print "marker label=m" i " flags=1 domain=d" st
+        }
+    }
+    printf("exit clean seq=%.0f t=%.0f\n", seq + 1, t + 1)
+}' >records.script || fail "awk"
+{ echo "header pid=7"; cat records.script; } >big.script
+{ echo "header pid=7 block_size=256"; cat records.script; } >small.script
+"$MKDUMP" big.script big.cmt || fail "mkdump big"
+"$MKDUMP" small.script small.cmt || fail "mkdump small"
+for f in big small; do
+    "$T" $f.cmt >$f.out 2>$f.err
+    rc=$?
+    [ $rc -eq 0 ] || { cat $f.err >&2; fail "test_decode $f.cmt: exit $rc"; }
+done
+n=$(wc -l <big.out)
+[ "$n" -gt 3000 ] || fail "only $n records decoded"
+[ "$(grep -c '^1 ' big.out)" -gt 1000 ] || fail "too few ALLOC records decoded"
+[ "$(grep -c '^2 ' big.out)" -gt 1000 ] || fail "too few FREE records decoded"
+cmp -s big.out small.out || { diff big.out small.out | head -20 >&2; fail "fast and checked decoders differ"; }
+echo "$n records decoded the same in 64 KiB and 256-byte blocks"
+
+# what the fast path hands back to the checked decoder: with 64 KiB blocks the records below take
+# the fast path first, with 128-byte blocks (less than its room) the checked one only
+for bs in 65536 128; do
+    # an ALLOC whose pointer delta (2^62: ten bytes, 80 x9 01) is made 11 bytes long (last byte 81)
+    cat >bad.script <<S
+header pid=7 block_size=$bs
+alloc dev=0 ptr=0x1000 size=16 stack=1
+free dev=0 ptr=0x1000
+alloc dev=0 ptr=0x4000000000001000 size=16 stack=1
+S
+    "$MKDUMP" bad.script bad.cmt || fail "mkdump bad ($bs)"
+    at=$(od -An -v -tx1 -w1 bad.cmt | awk '{ b[NR] = $1 } END {
+        for (i = 1; i + 9 <= NR; i++) {
+            ok = 1
+            for (k = 0; k < 9; k++) if (b[i + k] != "80") { ok = 0; break }
+            if (ok && b[i + 9] == "01") { print i + 8; exit }
+        } }')
+    [ -n "$at" ] || fail "$bs-byte blocks: the 10-byte pointer delta is not in the dump"
+    printf '\201' | dd of=bad.cmt bs=1 seek="$at" conv=notrunc status=none || fail "patching bad.cmt"
+    expect_rc 1 "$T" bad.cmt
+    [ "$(wc -l <out.txt)" -eq 2 ] || fail "$bs-byte blocks: the records before the bad one are not all there"
+    grep -q 'record type 0x01 (writer 1, block at offset [0-9]*): payload does not decode' err.txt ||
+        { cat err.txt >&2; fail "$bs-byte blocks: an 11-byte varint in an ALLOC is not reported as undecodable"; }
+    cat >over.script <<S
+header pid=7 block_size=$bs
+alloc dev=0 ptr=0xffffffffffffff00 size=0x1000 stack=1
+S
+    "$MKDUMP" over.script over.cmt || fail "mkdump over ($bs)"
+    expect_rc 1 "$T" over.cmt
+    grep -q 'allocation ends past 2^64' err.txt ||
+        { cat err.txt >&2; fail "$bs-byte blocks: an allocation past 2^64 is not reported"; }
+done
+echo ok
