@@ -23,18 +23,25 @@ struct stripe {
 
 static struct stripe stripes[STRIPES];
 
-static inline void lock(struct stripe *s) {
+/* Contended: spin, then yield. Out of line so that the uncontended lock() keeps the caller's
+ * registers (a call inside the loop made every caller spill its state around the lock). */
+static __attribute__((noinline, cold)) void lock_slow(struct stripe *s) {
     int spins = 0;
-    while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire)) {
+    do {
         while (atomic_load_explicit(&s->lock, memory_order_relaxed)) {
             if (++spins < 64)
                 __builtin_ia32_pause();
             else
                 sched_yield();
         }
-    }
+    } while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire));
 }
-static inline void unlock(struct stripe *s) { atomic_store_explicit(&s->lock, 0, memory_order_release); }
+static inline void lock(struct stripe *s) {
+    if (__builtin_expect(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire), 0)) lock_slow(s);
+}
+static inline void unlock(struct stripe *s) {
+    atomic_store_explicit(&s->lock, 0, memory_order_release);
+}
 
 static inline uint64_t hash(uint64_t key, unsigned space) {
     uint64_t h = (key ^ ((uint64_t)space << 61)) * 0x9E3779B97F4A7C15ull;
@@ -52,7 +59,8 @@ static bool grow(struct stripe *s) {
         struct cmt_entry *e = &s->slots[i];
         if (!e->key) continue;
         uint32_t j = (uint32_t)(hash(e->key, e->kind_space & 3) >> 6) & (ncap - 1);
-        while (n[j].key) j = (j + 1) & (ncap - 1);
+        while (n[j].key)
+            j = (j + 1) & (ncap - 1);
         n[j] = *e;
     }
     free(s->slots);
@@ -70,7 +78,8 @@ bool cmt_ptr_insert(const struct cmt_entry *e, int64_t now, uint64_t *seq) {
     if ((s->count + 1) * 10 > s->cap * 7 && !grow(s) && s->count + 1 >= s->cap) ok = false;
     if (ok) {
         uint32_t j = (uint32_t)(h >> 6) & (s->cap - 1);
-        while (s->slots[j].key && !same(&s->slots[j], e->key, space)) j = (j + 1) & (s->cap - 1);
+        while (s->slots[j].key && !same(&s->slots[j], e->key, space))
+            j = (j + 1) & (s->cap - 1);
         if (!s->slots[j].key) s->count++;
         s->slots[j] = *e;
     }
@@ -147,7 +156,8 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                 }
             }
             unlock(s);
-            for (int i = 0; i < n; i++) gone(&batch[i], arg);
+            for (int i = 0; i < n; i++)
+                gone(&batch[i], arg);
             if (n < 64) break;
         }
     }
