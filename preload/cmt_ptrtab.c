@@ -48,23 +48,6 @@ bool cmt_ptr_grow(struct cmt_stripe *s) {
     return true;
 }
 
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t i) {
-    uint32_t mask = s->cap - 1, j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!s->slots[j].key) break;
-        uint32_t home = (uint32_t)(cmt_ptr_hash(s->slots[j].key, s->slots[j].kind_space & 3) >> 6) & mask;
-        /* move j into the hole at i when its home is not in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->slots[i] = s->slots[j];
-            i = j;
-        }
-    }
-    s->slots[i].key = 0;
-    s->count--;
-}
-
 uint64_t cmt_ptr_clock(void) {
     uint64_t m = 0;
     for (int k = 0; k < STRIPES; k++) {

@@ -39,7 +39,6 @@ struct cmt_stripe {
 extern struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES] __attribute__((visibility("hidden")));
 void cmt_ptr_lock_slow(struct cmt_stripe *s) __attribute__((visibility("hidden"), cold));
 bool cmt_ptr_grow(struct cmt_stripe *s) __attribute__((visibility("hidden")));
-void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t i) __attribute__((visibility("hidden")));
 
 static inline void cmt_ptr_lock(struct cmt_stripe *s) {
     if (__builtin_expect(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire), 0)) cmt_ptr_lock_slow(s);
@@ -54,6 +53,23 @@ static inline uint64_t cmt_ptr_hash(uint64_t key, unsigned space) {
 }
 static inline bool cmt_ptr_same(const struct cmt_entry *e, uint64_t key, unsigned space) {
     return e->key == key && (e->kind_space & 3) == space;
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static inline void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t i) {
+    uint32_t mask = s->cap - 1, j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (!s->slots[j].key) break;
+        uint32_t home = (uint32_t)(cmt_ptr_hash(s->slots[j].key, s->slots[j].kind_space & 3) >> 6) & mask;
+        /* move j into the hole at i when its home is not in (i, j] */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->slots[i] = s->slots[j];
+            i = j;
+        }
+    }
+    s->slots[i].key = 0;
+    s->count--;
 }
 
 /* Inserts (or replaces) key in space; *seq receives the number of the event at time now. False
