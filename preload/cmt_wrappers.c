@@ -27,7 +27,7 @@
         fill;                                                                                      \
         if (!cmt_hook_pre(&c)) return real args;                                                   \
         CUresult r = real args;                                                                    \
-        cmt_hook_end(&c, r);                                                                       \
+        cmt_hook_end(&c, CMT_FAM_##fam, r);                                                        \
         return r;                                                                                  \
     }
 CMT_HOOKS(CMT_WRAPPER)
