@@ -46,10 +46,11 @@ static struct {
     bool alive;
     bool primary; /* the device's primary context (its handle came from cuDevicePrimaryCtxRetain) */
 } ctxs[MAX_CTX];
-static uint32_t nctx; /* entries used; index = position + 1; dead entries are reused when full */
+static uint32_t nctx;                /* entries used; index = position + 1; dead entries are reused when full */
 static uint64_t primary_handle[256]; /* per device ordinal: the last primary context handle seen */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint32_t ctx_epoch = 1;
+_Atomic uint32_t cmt_ctx_epoch = 1;
+#define ctx_epoch cmt_ctx_epoch
 static atomic_int warned_ctx_full;
 
 static bool is_primary(uint64_t handle, int device) {
@@ -65,7 +66,8 @@ static uint16_t ctx_register(uint64_t handle, int device) {
         nctx++;
     } else { /* full: reuse the slot of a context a teardown ended (its allocations ended with it) */
         i = 0;
-        while (i < MAX_CTX && ctxs[i].alive) i++;
+        while (i < MAX_CTX && ctxs[i].alive)
+            i++;
     }
     if (i >= MAX_CTX) {
         cmt_counter_add(CMT_CTR_CTX_TABLE_FULL, 1);
@@ -84,16 +86,8 @@ static uint16_t ctx_register(uint64_t handle, int device) {
     return (uint16_t)(i + 1);
 }
 
-uint16_t cmt_ctx_current(int *device) {
-    CUcontext ctx = NULL;
-    *device = -2;
-    if (CMT_DRV(cuCtxGetCurrent, &ctx) != CUDA_SUCCESS || !ctx) return 0;
+uint16_t cmt_ctx_current_slow(CUcontext ctx, uint32_t epoch, int *device) {
     struct cmt_tls *t = &cmt_tls;
-    uint32_t epoch = atomic_load_explicit(&ctx_epoch, memory_order_acquire);
-    if (t->ctx_handle == (uint64_t)(uintptr_t)ctx && t->ctx_gen == epoch && t->ctx_index) {
-        *device = t->ctx_device;
-        return t->ctx_index;
-    }
     CUdevice dev = -2;
     if (CMT_DRV(cuCtxGetDevice, &dev) != CUDA_SUCCESS) dev = -2;
     pthread_mutex_lock(&ctx_lock);
@@ -123,8 +117,7 @@ void cmt_ctx_primary_retained(int device, uint64_t handle) {
     pthread_mutex_lock(&ctx_lock);
     primary_handle[device] = handle;
     for (uint32_t i = 0; i < nctx; i++)
-        if (ctxs[i].alive && ctxs[i].handle == handle && ctxs[i].device == device)
-            ctxs[i].primary = true;
+        if (ctxs[i].alive && ctxs[i].handle == handle && ctxs[i].device == device) ctxs[i].primary = true;
     pthread_mutex_unlock(&ctx_lock);
 }
 
@@ -163,8 +156,7 @@ bool cmt_ctx_is_primary(uint16_t idx) {
 void cmt_ctx_end(uint16_t idx, int device) {
     pthread_mutex_lock(&ctx_lock);
     for (uint32_t i = 0; i < nctx; i++)
-        if (idx ? i + 1 == idx : ctxs[i].device == device && !ctxs[i].primary)
-            ctxs[i].alive = false;
+        if (idx ? i + 1 == idx : ctxs[i].device == device && !ctxs[i].primary) ctxs[i].alive = false;
     atomic_fetch_add(&ctx_epoch, 1);
     pthread_mutex_unlock(&ctx_lock);
 }
@@ -172,7 +164,8 @@ void cmt_ctx_end(uint16_t idx, int device) {
 void cmt_driver_fork_child(void) {
     pthread_mutex_init(&dev_lock, NULL);
     pthread_mutex_init(&ctx_lock, NULL);
-    for (int i = 0; i < 4; i++) atomic_store(&seen_devices[i], 0);
+    for (int i = 0; i < 4; i++)
+        atomic_store(&seen_devices[i], 0);
     nctx = 0;
     memset(primary_handle, 0, sizeof primary_handle);
     atomic_fetch_add(&ctx_epoch, 1);

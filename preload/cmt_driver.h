@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "cmt_resolve.h"
+#include "cmt_state.h"
 
 /* Notes a device ordinal; writes its DEVICE record the first time (the check is inline: it runs
  * on every allocation). */
@@ -18,13 +19,28 @@ extern _Atomic uint64_t cmt_seen_devices[4] __attribute__((visibility("hidden"))
 void cmt_device_note_slow(int ordinal) __attribute__((visibility("hidden")));
 static inline void cmt_device_note(int ordinal) {
     if (ordinal < 0 || ordinal > 255) return;
-    if (__builtin_expect((atomic_load_explicit(&cmt_seen_devices[ordinal >> 6], memory_order_acquire) >>
-                          (ordinal & 63)) & 1, 1))
+    if (__builtin_expect(
+            (atomic_load_explicit(&cmt_seen_devices[ordinal >> 6], memory_order_acquire) >> (ordinal & 63)) & 1, 1))
         return;
     cmt_device_note_slow(ordinal);
 }
-/* The current context's index (0: none) and its device (-2: unknown). */
-uint16_t cmt_ctx_current(int *device);
+/* The current context's index (0: none) and its device (-2: unknown). Asks the driver every time
+ * (a runtime can switch contexts where the tracker does not see it); inline while the answer is
+ * this thread's last context (cached with the table's epoch), cmt_ctx_current_slow otherwise. */
+extern _Atomic uint32_t cmt_ctx_epoch __attribute__((visibility("hidden")));
+uint16_t cmt_ctx_current_slow(CUcontext ctx, uint32_t epoch, int *device) __attribute__((visibility("hidden")));
+static inline uint16_t cmt_ctx_current(int *device) {
+    CUcontext ctx = NULL;
+    *device = -2;
+    if (CMT_DRV(cuCtxGetCurrent, &ctx) != CUDA_SUCCESS || !ctx) return 0;
+    struct cmt_tls *t = &cmt_tls;
+    uint32_t epoch = atomic_load_explicit(&cmt_ctx_epoch, memory_order_acquire);
+    if (__builtin_expect(t->ctx_handle == (uint64_t)(uintptr_t)ctx && t->ctx_gen == epoch && t->ctx_index, 1)) {
+        *device = t->ctx_device;
+        return t->ctx_index;
+    }
+    return cmt_ctx_current_slow(ctx, epoch, device);
+}
 /* Index of a known live context handle (0: unknown). */
 uint16_t cmt_ctx_lookup(uint64_t handle);
 int cmt_ctx_device(uint16_t idx);

@@ -279,7 +279,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
 
 /* ---- frees ---- */
 
-static void untrack(struct cmt_call *c) {
+static inline __attribute__((always_inline)) void untrack(struct cmt_call *c) {
     unsigned space = c->family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned pt = cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0;
     if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {

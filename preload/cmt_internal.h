@@ -97,8 +97,8 @@ struct cmt_call {
     const char *sym;         /* cuGetProcAddress */
     int version;
     cuuint64_t flags64;
-    /* filled by the pre-hook for the post-hook */
-    uint64_t seq;
+    /* filled by the pre-hook for the post-hook, each before anything reads it: the wrappers zero
+     * only the fields above (CMT_CALL_ARGS_SIZE) */
     int device;
     enum cmt_untracked {     /* frees: what the pre-hook did (the post-hook undoes it if refused) */
         CMT_UNTRACK_NOTHING,  /* nothing recorded (a NULL pointer) */
@@ -120,6 +120,7 @@ struct cmt_call {
     uint16_t ctx_idx;        /* allocations: the current context (c->device: its device) */
     bool captured;           /* stream-ordered allocation on a capturing stream */
 };
+#define CMT_CALL_ARGS_SIZE offsetof(struct cmt_call, device)
 
 size_t cmt_array2d_bytes(const CUDA_ARRAY_DESCRIPTOR *d) CMT_HIDDEN;
 size_t cmt_array3d_bytes(const CUDA_ARRAY3D_DESCRIPTOR *d, unsigned levels) CMT_HIDDEN;

@@ -12,33 +12,6 @@
 
 /* ---- core records ---- */
 
-void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind, unsigned flags, int device, uint64_t ptr, uint64_t size,
-                   uint64_t granted, uint32_t stack, uint16_t ctx, uint64_t seq, int64_t now, int64_t result) {
-    uint8_t *p = cmt_rec_begin(12 * CMT_VARINT_MAX, seq, now);
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)api);
-    p = cmt_put_varint(p, (uint64_t)kind);
-    p = cmt_put_varint(p, flags);
-    p = cmt_put_zvarint(p, device);
-    p = cmt_put_ptr(p, ptr);
-    p = cmt_put_varint(p, size);
-    p = cmt_put_varint(p, granted == size ? 0 : granted);
-    p = cmt_put_varint(p, stack);
-    p = cmt_put_varint(p, ctx);
-    if (type == CMT_REC_RETRACK) p = cmt_put_varint(p, (uint64_t)result);
-    cmt_rec_end(type, p);
-}
-
-void cmt_rec_free(enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq, int64_t now) {
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, now);
-    if (!p) return;
-    p = cmt_put_varint(p, (uint64_t)api);
-    p = cmt_put_varint(p, flags);
-    p = cmt_put_zvarint(p, device);
-    p = cmt_put_ptr(p, ptr);
-    cmt_rec_end(CMT_REC_FREE, p);
-}
-
 void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack, CUresult r) {
     int64_t now = cmt_now();
     uint8_t *p = cmt_rec_begin(5 * CMT_VARINT_MAX, cmt_seq(now), now);

@@ -5,6 +5,8 @@
  * never get in the way), calls the pre-hook, the real function from its slot, and the post-hook.
  * Nested calls and disabled tracking go straight through with the same arguments and result.
  */
+#include <string.h>
+
 #include "cmt_events.h"
 #include "cmt_internal.h"
 #include "cmt_resolve.h"
@@ -15,14 +17,17 @@
         typedef CUresult(*cmt_fn_t) params;                                                        \
         cmt_fn_t real = (cmt_fn_t)cmt_real_slot(CMT_API_##sym);                                    \
         if (CMT_UNLIKELY(!real)) return CUDA_ERROR_NOT_FOUND; /* not in the driver: as CMT_DRV */ \
-        struct cmt_call c = {.api = CMT_API_##sym, .family = CMT_FAM_##fam,                        \
-                             .kind = CMT_KIND_##knd};                                             \
+        struct cmt_call c;                                                                         \
+        memset(&c, 0, CMT_CALL_ARGS_SIZE); /* the pre-hook writes the rest before it is read */    \
+        c.api = CMT_API_##sym;                                                                     \
+        c.family = CMT_FAM_##fam;                                                                  \
+        c.kind = CMT_KIND_##knd;                                                                   \
         c.caller = __builtin_return_address(0);                                                    \
         c.frame = __builtin_frame_address(0);                                                      \
         fill;                                                                                      \
         if (!cmt_hook_pre(&c)) return real args;                                                   \
         CUresult r = real args;                                                                    \
-        cmt_hook_post(&c, r);                                                                      \
+        cmt_hook_end(&c, CMT_FAM_##fam, r);                                                        \
         return r;                                                                                  \
     }
 CMT_HOOKS(CMT_WRAPPER)

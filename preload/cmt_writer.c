@@ -528,19 +528,6 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
     return cmt_rec_head(t, seq, now);
 }
 
-void cmt_rec_end(uint8_t type, uint8_t *end) {
-    struct cmt_tls *t = &cmt_tls;
-    uint8_t *start = t->block + t->pos;
-    t->pos = (uint32_t)(end - t->block);
-    __atomic_store_n(start, type, __ATOMIC_RELEASE);
-}
-
-uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
-    p = cmt_put_zvarint(p, (int64_t)(ptr - cmt_tls.last_ptr));
-    cmt_tls.last_ptr = ptr;
-    return p;
-}
-
 void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, size_t len) {
     uint8_t *p = cmt_rec_begin(len + CMT_VARINT_MAX, seq, now);
     if (!p) return;

@@ -53,9 +53,18 @@ static inline uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t n
     return cmt_rec_head(t, seq, now);
 }
 /* Publishes the record begun last; end is one past its payload. */
-void cmt_rec_end(uint8_t type, uint8_t *end);
+static inline void cmt_rec_end(uint8_t type, uint8_t *end) {
+    struct cmt_tls *t = &cmt_tls;
+    uint8_t *start = t->block + t->pos;
+    t->pos = (uint32_t)(end - t->block);
+    __atomic_store_n(start, type, __ATOMIC_RELEASE);
+}
 /* Encodes a ptr field of a core record (delta against the previous one in the block). */
-uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr);
+static inline uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
+    p = cmt_put_zvarint(p, (int64_t)(ptr - cmt_tls.last_ptr));
+    cmt_tls.last_ptr = ptr;
+    return p;
+}
 /* Writes an extension record (type >= 0x40) whose payload was built in buf. */
 void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, size_t len);
 void cmt_counter_add(enum cmt_counter c, uint64_t n);

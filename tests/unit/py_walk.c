@@ -20,9 +20,6 @@
  * tracer ---- */
 _Atomic uint32_t cmt_generation;
 struct cmt_config cmt_cfg = {.depth = 64, .python = true};
-uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
-    return cmt_put_varint(p, ptr);
-}
 static uint64_t counters[CMT_CTR_COUNT];
 static uint8_t rec[1 << 16], info[1024];
 static size_t info_len;
@@ -36,13 +33,18 @@ int64_t cmt_now_slow(void) {
     return 0;
 }
 _Atomic int cmt_writer_state; /* 0: cmt_rec_begin (inline) goes to the stub below */
+/* PYCODE records ended so far: cmt_rec_end (inline) stores each record's type at rec[0] */
+static int ended_pycodes(void) {
+    if (rec[0] == CMT_REC_PYCODE) pycodes++;
+    rec[0] = 0;
+    return pycodes;
+}
 uint8_t *cmt_rec_begin_slow(size_t max, uint64_t s, int64_t now) {
     (void)s, (void)now;
-    return max <= sizeof rec ? rec : NULL;
-}
-void cmt_rec_end(uint8_t type, uint8_t *end) {
-    (void)end;
-    if (type == CMT_REC_PYCODE) pycodes++;
+    ended_pycodes();
+    cmt_tls.block = rec;
+    cmt_tls.pos = 0;
+    return max < sizeof rec ? rec + 1 : NULL;
 }
 void cmt_emit_ext(uint8_t type, uint64_t s, int64_t now, const uint8_t *buf, size_t len) {
     (void)s, (void)now;
@@ -134,22 +136,20 @@ static void *thread_state(void *innermost) {
 }
 
 static int fails;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            printf("FAIL line %d: %s\n", __LINE__, #c);                                            \
-            fails++;                                                                               \
-        }                                                                                          \
+#define CHECK(c)                                                                                                       \
+    do {                                                                                                               \
+        if (!(c)) {                                                                                                    \
+            printf("FAIL line %d: %s\n", __LINE__, #c);                                                                \
+            fails++;                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 int main(int argc, char **argv) {
     struct cmt_pyframe out[CMT_MAX_FRAMES];
-    if (argc > 1 &&
-        !strcmp(argv[1], "layout")) { /* type objects not where a default build has them */
+    if (argc > 1 && !strcmp(argv[1], "layout")) { /* type objects not where a default build has them */
         tstate = thread_state(frame(code("f", 1), 3, 0, NULL));
         CHECK(cmt_python_walk(out, 64) == 0);
-        CHECK(info_len &&
-              memmem(info, info_len, "has an object layout this cumemtrack does not know", 50));
+        CHECK(info_len && memmem(info, info_len, "has an object layout this cumemtrack does not know", 50));
         puts(fails ? "FAIL" : "ok layout");
         return fails != 0;
     }
@@ -164,8 +164,7 @@ int main(int argc, char **argv) {
     }
     void *A = code("step", 40), *B = code("Model.forward", 20), *C = code("<module>", 1);
     /* f0 (A) -> f1 (B) -> shim -> f2 (C) -> shim -> NULL */
-    void *s2 = frame(C, 0, L12.cstack, NULL), *f2 = frame(C, 50, 0, s2),
-         *s1 = frame(C, 0, L12.cstack, f2);
+    void *s2 = frame(C, 0, L12.cstack, NULL), *f2 = frame(C, 50, 0, s2), *s1 = frame(C, 0, L12.cstack, f2);
     void *f1 = frame(B, 5, 0, s1), *f0 = frame(A, 10, 0, f1);
     tstate = thread_state(f0);
     int n = cmt_python_walk(out, 64);
@@ -179,16 +178,15 @@ int main(int argc, char **argv) {
     CHECK(cmt_python_walk(out, 2) == 2 && counters[CMT_CTR_PYTHON_WALK_FAILED] == 0);
     /* interning and lines */
     uint32_t a = cmt_python_code_id((uintptr_t)A), b = cmt_python_code_id((uintptr_t)B);
-    CHECK(a == 1 && b == 2 && pycodes == 2);
-    CHECK(cmt_python_code_id((uintptr_t)A) == 1 && pycodes == 2);
+    CHECK(a == 1 && b == 2 && ended_pycodes() == 2);
+    CHECK(cmt_python_code_id((uintptr_t)A) == 1 && ended_pycodes() == 2);
     CHECK(cmt_python_line((uintptr_t)A, 20) == 1020 && cmt_python_line((uintptr_t)A, -1) == 7);
     char where[256];
     CHECK(cmt_python_where(where, sizeof where) && !strcmp(where, "step (/x/model.py:1020)"));
 
     /* each defect ends the walk after the frames before it, and counts */
-    static const char *const defects[] = {"code of another type", "misaligned frame",
-                                          "owner out of range", "instruction outside its code",
-                                          "cycle of shims"};
+    static const char *const defects[] = {"code of another type", "misaligned frame", "owner out of range",
+                                          "instruction outside its code", "cycle of shims"};
     for (int d = 0; d < 5; d++) {
         void *g1 = frame(B, 5, 0, s1), *g0 = frame(A, 10, 0, g1);
         void *Bbad = code("bad", 1);
@@ -217,8 +215,7 @@ int main(int argc, char **argv) {
         uint64_t before = counters[CMT_CTR_PYTHON_WALK_FAILED];
         n = cmt_python_walk(out, 64);
         int want = d == 4 ? 2 : 1;
-        if (n != want || counters[CMT_CTR_PYTHON_WALK_FAILED] != before + 1 ||
-            out[0].code != (uintptr_t)A)
+        if (n != want || counters[CMT_CTR_PYTHON_WALK_FAILED] != before + 1 || out[0].code != (uintptr_t)A)
             printf("FAIL %s: %d frames, counter +%llu\n", defects[d], n,
                    (unsigned long long)(counters[CMT_CTR_PYTHON_WALK_FAILED] - before)),
                 fails++;
