@@ -284,7 +284,7 @@ Benchmarks are not tests: nothing here is asserted by \`make test\`.
   inflates wall-clock figures and spreads min–max; ratios taken side by side suffer less)
 - Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown); dump directory: $(df -T "$TMP" 2>/dev/null | awk 'NR == 2 { print $2 }') (${TMPDIR:-/tmp})
 - Driver: the fake CUDA driver tests/fakecuda (\`$B/tests/fakecuda/libcuda.so.1\`) with FAKECUDA_FAST=1
-  (bump arena + per-thread free lists); the program links the toolkit stub libcuda.so.
+  (a bump arena handed out in per-thread 1 MiB chunks + per-thread free lists: no cache line shared between threads); the program links the toolkit stub libcuda.so.
 - Every figure: **median (min–max) over $REPS repetitions**. Within a repetition every
   configuration runs one after the other, and ratios are taken inside a repetition (side by side),
   then summarized. Overhead = tracked ns/pair − untracked ns/pair of the same repetition.

@@ -720,7 +720,7 @@ static void fk_reset_after_fork(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* FAKECUDA_FAST: cuMemAlloc_v2/cuMemFree_v2 from a bump arena with per-thread free lists.     */
+/* FAKECUDA_FAST: cuMemAlloc_v2/cuMemFree_v2 from a bump arena (per-thread chunks), per-thread free lists. */
 
 #define FK_ARENA_SIZE (16ull << 30)
 #define FK_GRAN 256u
@@ -739,6 +739,28 @@ static struct fk_tcount *fk_tcounts;
 static pthread_once_t fk_fast_once = PTHREAD_ONCE_INIT;
 static __thread void *fk_freelist[FK_NCLASS];
 static __thread struct fk_tcount *fk_tc;
+/* Each thread bumps inside a chunk of its own (FK_CHUNK, or the request when larger), so two
+ * threads' allocations, and their fk_meta words, never share a cache line: like a real
+ * allocator's per-thread caches, and without the false sharing that made a second thread slow
+ * down both threads (and anything that fences after the free, such as a tracker's lock). */
+#define FK_CHUNK ((size_t)1 << 20)
+static __thread size_t fk_chunk_off, fk_chunk_end;
+
+/* The arena offset of a fresh block of bytes for this thread (past FK_ARENA_SIZE when full). */
+static size_t fk_chunk_take(size_t bytes)
+{
+    if (fk_chunk_end - fk_chunk_off < bytes) {
+        size_t want = bytes > FK_CHUNK ? bytes : FK_CHUNK;
+        size_t off = atomic_fetch_add_explicit(&fk_bump, want, memory_order_relaxed);
+        if (off + want > FK_ARENA_SIZE)
+            return FK_ARENA_SIZE;
+        fk_chunk_off = off;
+        fk_chunk_end = off + want;
+    }
+    size_t off = fk_chunk_off;
+    fk_chunk_off += bytes;
+    return off;
+}
 
 static void fk_fast_init(void)
 {
@@ -750,6 +772,13 @@ static void fk_fast_init(void)
         return;
     fk_meta = m;
     fk_arena = a;
+}
+
+/* How far the arena was handed out (chunks included; never past the arena). */
+static size_t fk_bump_end(void)
+{
+    size_t b = atomic_load(&fk_bump);
+    return b < FK_ARENA_SIZE ? b : FK_ARENA_SIZE;
 }
 
 static struct fk_tcount *fk_tcount_get(void)
@@ -780,7 +809,7 @@ static void fk_fast_leaks(struct fk_buf *b)
 {
     if (!fk_arena)
         return;
-    size_t end = atomic_load(&fk_bump) / FK_GRAN;
+    size_t end = fk_bump_end() / FK_GRAN;
     for (size_t g = 0; g < end; g++) {
         uint64_t m = atomic_load_explicit(&fk_meta[g], memory_order_relaxed);
         if (!(m & 1))
@@ -796,7 +825,7 @@ static void fk_fast_teardown(int ctxid)
 {
     if (!fk_arena)
         return;
-    size_t end = atomic_load(&fk_bump) / FK_GRAN;
+    size_t end = fk_bump_end() / FK_GRAN;
     for (size_t g = 0; g < end; g++) {
         uint64_t m = atomic_load_explicit(&fk_meta[g], memory_order_relaxed);
         if (!(m & 1) || (int)((m >> 8) & 0xffff) != ctxid)
@@ -840,7 +869,7 @@ static inline int fk_fast_alloc(CUdeviceptr *dptr, size_t size, CUresult *res)
             *res = CUDA_ERROR_OUT_OF_MEMORY;
             return 1;
         }
-        size_t off = atomic_fetch_add_explicit(&fk_bump, bytes, memory_order_relaxed);
+        size_t off = fk_chunk_take(bytes);
         if (off + bytes > FK_ARENA_SIZE) {
             fk_unreserve(c->ord, bytes);
             return 0;
