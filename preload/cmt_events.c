@@ -216,6 +216,7 @@ static void alloc_pre(struct cmt_call *c) {
     else if (c->kind == CMT_KIND_ASYNC && c->pool && !pool_device((uint64_t)(uintptr_t)c->pool, &d))
         d = -2;
     c->stream_device = c->kind == CMT_KIND_ASYNC && !c->pool ? async_stream_device(c) : -2;
+    if (c->stream_device >= 0) d = c->stream_device; /* its DEVICE record before, not after */
     if (d >= 0) cmt_device_note(d);
 }
 

@@ -2458,12 +2458,18 @@ FK_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
+static struct fk_event *fk_event_of(CUevent e)
+{
+    struct fk_event *ev = (struct fk_event *)e;
+    return ev && ev->magic == FK_MAGIC_EVENT ? ev : NULL;
+}
+
 FK_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
     ENTER();
     NEED_INIT();
-    struct fk_event *ev = (struct fk_event *)e;
-    if (!ev || ev->magic != FK_MAGIC_EVENT)
+    struct fk_event *ev = fk_event_of(e);
+    if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     ev->magic = 0;
     free(ev);
@@ -2475,8 +2481,8 @@ FK_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 static CUresult fk_event_record(CUevent e, CUstream s)
 {
     NEED_INIT();
-    struct fk_event *ev = (struct fk_event *)e;
-    if (!ev || ev->magic != FK_MAGIC_EVENT)
+    struct fk_event *ev = fk_event_of(e);
+    if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     struct fk_stream *st = fk_stream_of(s);
     ev->capture = st && st->capturing ? st->graph : NULL;
@@ -2486,8 +2492,8 @@ static CUresult fk_event_record(CUevent e, CUstream s)
 static CUresult fk_stream_wait_event(CUstream s, CUevent e)
 {
     NEED_INIT();
-    struct fk_event *ev = (struct fk_event *)e;
-    if (!ev || ev->magic != FK_MAGIC_EVENT)
+    struct fk_event *ev = fk_event_of(e);
+    if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     struct fk_stream *st = fk_stream_of(s);
     if (ev->capture && st && !st->capturing) {
