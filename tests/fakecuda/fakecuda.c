@@ -3280,11 +3280,27 @@ static CUresult fk_cuMemAlloc_future(CUdeviceptr *dptr, size_t bytesize)
     return fk_alloc_linear(dptr, bytesize, CMT_KIND_DEVICE, FK_CUR(), NULL);
 }
 
+/* Also future variants of cuStreamBeginCapture and cuStreamDestroy: a tracker that cannot see
+ * them must assume a capture may be active and that stream handles may be reused. */
+static CUresult fk_begin_capture_future(CUstream s, CUstreamCaptureMode m)
+{
+    (void)m;
+    return fk_begin_capture(s);
+}
+
+static CUresult fk_stream_destroy_future(CUstream s) { return fk_stream_destroy(s); }
+
 static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t flags,
                            CUdriverProcAddressQueryResult *status)
 {
-    if (sym && pfn && version >= 14000 && !strcmp(sym, "cuMemAlloc") && getenv("FAKECUDA_FUTURE_VARIANT")) {
-        *pfn = (void *)fk_cuMemAlloc_future;
+    void *future = NULL;
+    if (sym && pfn && version >= 14000 && getenv("FAKECUDA_FUTURE_VARIANT"))
+        future = !strcmp(sym, "cuMemAlloc")             ? (void *)fk_cuMemAlloc_future
+                 : !strcmp(sym, "cuStreamBeginCapture") ? (void *)fk_begin_capture_future
+                 : !strcmp(sym, "cuStreamDestroy")      ? (void *)fk_stream_destroy_future
+                                                        : NULL;
+    if (future) {
+        *pfn = future;
         if (status)
             *status = CU_GET_PROC_ADDRESS_SUCCESS;
         return CUDA_SUCCESS;

@@ -1,11 +1,13 @@
 /* drv_async_streams.c — stream-ordered allocations where the tracker answers without asking the
  * driver each time (its stream-device cache and its "no capture begun yet" shortcut):
- *   devices          created streams of devices 0 and 1, allocating with device 0's context
+ *   devices [future] created streams of devices 0 and 1, allocating with device 0's context
  *                    current: each allocation is on its stream's device; then a stream of device 0
  *                    is destroyed and its handle reused (the fake hands it out again) by a stream
- *                    of device 1: allocations on it are device 1's
+ *                    of device 1: allocations on it are device 1's (future: destroyed through a
+ *                    cuStreamDestroy variant the tracker does not know, FAKECUDA_FUTURE_VARIANT)
  *   capture VARIANT  1000 uncaptured pairs, then a capture begun through VARIANT (v1, v2, ptsz:
- *                    cuGetProcAddress with the per-thread flag, tograph: BeginCaptureToGraph) on
+ *                    cuGetProcAddress with the per-thread flag, tograph: BeginCaptureToGraph,
+ *                    future: a variant the tracker does not know, FAKECUDA_FUTURE_VARIANT) on
  *                    stream b; stream c joins it by waiting on an event recorded in b: allocations
  *                    and frees on b and c are graph nodes, not memory
  *   pairs N          N cuMemAllocAsync+cuMemFreeAsync pairs on one created stream (for counting
@@ -48,8 +50,14 @@ static void leak_on(CUstream s, int dev, size_t size)
     fake_expect_leak("async", dev, size);
 }
 
-static void devices(void)
+typedef CUresult (*destroy_t)(CUstream);
+typedef CUresult (*begin_ptsz_t)(CUstream, CUstreamCaptureMode);
+static destroy_t destroy = cuStreamDestroy;
+
+static void devices(const char *variant)
 {
+    if (variant && !strcmp(variant, "future")) /* FAKECUDA_FUTURE_VARIANT: one the tracker lacks */
+        FAKE_CU(cuGetProcAddress("cuStreamDestroy", (void **)&destroy, 14000, 0, NULL));
     CUstream s0 = stream_on(0), s1 = stream_on(1);
     /* device 0's context is current: the allocations on s1 are still device 1's */
     for (int i = 0; i < 100; i++) {
@@ -59,12 +67,12 @@ static void devices(void)
     leak_on(s0, 0, 16 * KB);
     leak_on(s1, 1, 32 * KB);
     leak_on(NULL, 0, 20 * KB); /* the current context's stream */
-    FAKE_CU(cuStreamDestroy(s0));
+    FAKE_CU(destroy(s0));
     CUstream s2 = stream_on(1);
     fake_check(s2 == s0); /* the fake reuses the handle: the cache must not */
     leak_on(s2, 1, 64 * KB);
     FAKE_CU(cuCtxSetCurrent(ctx_of(1)));
-    FAKE_CU(cuStreamDestroy(s2));
+    FAKE_CU(destroy(s2));
     CUstream s3 = stream_on(0); /* and back to device 0, created with device 1 current */
     fake_check(s3 == s0);
     leak_on(s3, 0, 128 * KB);
@@ -72,7 +80,6 @@ static void devices(void)
     leak_on(NULL, 1, 24 * KB);
 }
 
-typedef CUresult (*begin_ptsz_t)(CUstream, CUstreamCaptureMode);
 
 static void begin(const char *variant, CUstream s)
 {
@@ -85,6 +92,10 @@ static void begin(const char *variant, CUstream s)
         void *fn = NULL;
         FAKE_CU(cuGetProcAddress("cuStreamBeginCapture", &fn, 12000,
                                  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, NULL));
+        FAKE_CU(((begin_ptsz_t)fn)(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    } else if (!strcmp(variant, "future")) { /* FAKECUDA_FUTURE_VARIANT: one the tracker lacks */
+        void *fn = NULL;
+        FAKE_CU(cuGetProcAddress("cuStreamBeginCapture", &fn, 14000, 0, NULL));
         FAKE_CU(((begin_ptsz_t)fn)(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
     } else if (!strcmp(variant, "tograph")) {
         CUgraph g;
@@ -135,13 +146,13 @@ int main(int argc, char **argv)
     fake_drv_start();
     const char *mode = argc > 1 ? argv[1] : "devices";
     if (!strcmp(mode, "devices"))
-        devices();
+        devices(argc > 2 ? argv[2] : NULL);
     else if (!strcmp(mode, "capture") && argc > 2)
         capture(argv[2]);
     else if (!strcmp(mode, "pairs") && argc > 2)
         pairs(atol(argv[2]));
     else
-        fake_fail("usage: drv_async_streams devices | capture v1|v2|ptsz|tograph | pairs N");
+        fake_fail("usage: drv_async_streams devices [future] | capture v1|v2|ptsz|tograph|future | pairs N");
     fake_expect_alloc();
     return 0;
 }
