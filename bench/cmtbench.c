@@ -7,7 +7,10 @@
  * and adds LD_PRELOAD=build/libcumemtrack.so for tracked runs.
  *
  *   cmtbench pairs API DEPTH PAIRS THREADS [LIVE [PATTERN]]
- *       API cuda: cuMemAlloc_v2(256) + cuMemFree_v2 pairs; API malloc: malloc(256) + free.
+ *       API cuda: cuMemAlloc_v2(256) + cuMemFree_v2 pairs; API malloc: malloc(256) + free;
+ *       API async: cuMemAllocAsync(256) + cuMemFreeAsync pairs on a stream each thread creates
+ *       (the stream-ordered path of a runtime's cudaMallocAsync; the fake driver's async path is
+ *       its locked one, not FAKECUDA_FAST's).
  *       Each thread first recurses through DEPTH noinline frames (so a stack captured in the loop
  *       really is at least DEPTH frames deep), warms up, waits on a barrier, then runs PAIRS pairs.
  *       LIVE (cuda only): allocations made first and kept live to the end (freed before exit).
@@ -44,7 +47,8 @@
 #include <unistd.h>
 
 static const char *api;
-static int is_cuda;
+static int is_cuda, is_async; /* is_cuda: any CUDA API (cuda, async) */
+static __thread CUstream my_stream; /* API async: this thread's stream */
 static long pairs, live_n;
 enum pattern { PAT_ONE, PAT_SITES, PAT_DEPTHS, PAT_RANDOM };
 static enum pattern pattern;
@@ -77,6 +81,14 @@ __attribute__((noinline)) static void loop_cuda(long n) {
     }
 }
 
+__attribute__((noinline)) static void loop_async(long n) {
+    for (long i = 0; i < n; i++) {
+        CUdeviceptr p;
+        CK(cuMemAllocAsync(&p, 256, my_stream));
+        CK(cuMemFreeAsync(p, my_stream));
+    }
+}
+
 __attribute__((noinline)) static void loop_malloc(long n) {
     for (long i = 0; i < n; i++) {
         void *p = malloc(256);
@@ -87,7 +99,9 @@ __attribute__((noinline)) static void loop_malloc(long n) {
 
 /* one pair, from whatever stack the caller built */
 __attribute__((noinline)) static void one_pair(void) {
-    if (is_cuda) {
+    if (is_async) {
+        loop_async(1);
+    } else if (is_cuda) {
         CUdeviceptr p;
         CK(cuMemAlloc_v2(&p, 256));
         CK(cuMemFree_v2(p));
@@ -148,7 +162,9 @@ __attribute__((noinline)) static void loop_random(long n) {
 static void run_loop(long n) {
     switch (pattern) {
     case PAT_ONE:
-        if (is_cuda)
+        if (is_async)
+            loop_async(n);
+        else if (is_cuda)
             loop_cuda(n);
         else
             loop_malloc(n);
@@ -229,8 +245,8 @@ __attribute__((noinline)) static void descend(int d) {
 
 static void *thread_main(void *arg) {
     my_stat = arg;
-    if (strcmp(api, "cuda") == 0)
-        CK(cuCtxSetCurrent(ctx));
+    if (is_cuda) CK(cuCtxSetCurrent(ctx));
+    if (is_async) CK(cuStreamCreate(&my_stream, CU_STREAM_NON_BLOCKING));
     descend(depth);
     return NULL;
 }
@@ -278,7 +294,7 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "live") == 0) return cmd_live(atol(argv[2]));
     if (argc >= 3 && strcmp(argv[1], "exec") == 0) return cmd_exec(argv + 2);
     if (argc < 6 || strcmp(argv[1], "pairs") != 0) {
-        fprintf(stderr, "usage: cmtbench pairs cuda|malloc DEPTH PAIRS THREADS [LIVE [one|sites:N|depths:N|random]]"
+        fprintf(stderr, "usage: cmtbench pairs cuda|async|malloc DEPTH PAIRS THREADS [LIVE [one|sites:N|depths:N|random]]"
                         " | live N | exec CMD...\n");
         return 2;
     }
@@ -287,7 +303,8 @@ int main(int argc, char **argv) {
     pairs = atol(argv[4]);
     int threads = atoi(argv[5]);
     live_n = argc > 6 ? atol(argv[6]) : 0;
-    is_cuda = strcmp(api, "cuda") == 0;
+    is_async = strcmp(api, "async") == 0;
+    is_cuda = is_async || strcmp(api, "cuda") == 0;
     const char *pat = argc > 7 ? argv[7] : "one";
     if (strncmp(pat, "sites:", 6) == 0) {
         pattern = PAT_SITES;
@@ -300,7 +317,7 @@ int main(int argc, char **argv) {
     else if (strcmp(pat, "one") != 0)
         pat_n = 0;
     if (pat_n < 1 || (pattern == PAT_SITES && pat_n > (1u << SITE_LEVELS)) ||
-        (pattern == PAT_RANDOM && (threads != 1 || live_n < 1 || !is_cuda))) {
+        (pattern == PAT_RANDOM && (threads != 1 || live_n < 1 || !is_cuda || is_async))) {
         fprintf(stderr, "cmtbench: bad pattern %s (random: cuda, 1 thread, LIVE > 0; sites:N: N <= %u)\n", pat,
                 1u << SITE_LEVELS);
         return 2;

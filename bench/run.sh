@@ -15,8 +15,8 @@
 #   6. the patterns of issue 16, each tracked run beside its untracked run in the same repetition:
 #      10 000 call sites round robin (and heaptrack --raw on it), caller depth changing on every
 #      call (64 stacks), random-order frees with 1 M live, 2 threads / 1 against the untracked
-#      program's ratio; the analyzer on random churn at 1 M and 100 k live (events/s), and its peak
-#      memory per live allocation. Each figure: median, minimum, spread (max - min), and a flag
+#      program's ratio; stream-ordered pairs on a created stream (depth 0); the analyzer on
+#      random churn at 1 M and 100 k live (events/s), and its peak memory per live allocation. Each figure: median, minimum, spread (max - min), and a flag
 #      when the repetitions fall into two separate groups (bimodal: explained in the notes).
 # Benchmarks assert nothing: a missed target is reported, never a failure.
 set -u
@@ -186,6 +186,10 @@ for rep in $(seq 1 "$REPS"); do
     pairs - cuda 0 "$N_PAT" 1 "$RND_LIVE" random; b=$(field ns_per_pair <<<"$LINE"); add p_random_base "$b"
     pairs 0 cuda 0 "$N_PAT" 1 "$RND_LIVE" random; ns=$(field ns_per_pair <<<"$LINE")
     add p_random_trk "$ns"; [ -n "$ns" ] && [ -n "$b" ] && add p_random_ovh "$(sub_ "$ns" "$b")"
+    # stream-ordered pairs (cuMemAllocAsync + cuMemFreeAsync on a created stream), depth 0
+    pairs - async 0 "$N_PAT" 1; b=$(field ns_per_pair <<<"$LINE"); add p_async_base "$b"
+    pairs 0 async 0 "$N_PAT" 1; ns=$(field ns_per_pair <<<"$LINE")
+    add p_async_trk "$ns"; [ -n "$ns" ] && [ -n "$b" ] && add p_async_ovh "$(sub_ "$ns" "$b")"
     # 4b: memory per live allocation
     l0=$(timeout 300 "$BIN" live "$N_LIVE")
     l1=$(CUMEMTRACK_OUTPUT=$TMP/live.cmt CUMEMTRACK_DEPTH=32 LD_PRELOAD=$LIB timeout 300 "$BIN" live "$N_LIVE")
@@ -391,6 +395,7 @@ those means little: see the notes). Clock source: $(cat /sys/devices/system/cloc
 | same pattern | ours ÷ heaptrack --raw | $(stat3 p_sites_htratio) | ≤ 0.3 | $(verdict "$(median p_sites_htratio)" "<=" 0.3) | $(shape p_sites_htratio) |
 | caller depth changing every call (64 stacks), depth 32 | added ns/pair | $(stat3 p_depths_ovh) | ≤ 200 | $(verdict "$(median p_depths_ovh)" "<=" 200) | $(shape p_depths_ovh) |
 | random-order frees, $RND_LIVE live, depth 0 | added ns/pair | $(stat3 p_random_ovh) | ≤ 250 | $(verdict "$(median p_random_ovh)" "<=" 250) | $(shape p_random_ovh) |
+| stream-ordered pairs (cuMemAllocAsync+cuMemFreeAsync, created stream), depth 0 | added ns/pair | $(stat3 p_async_ovh) | | | $(shape p_async_ovh) |
 | 2 threads ÷ 1 thread, depth 32 (§3) | tracked ratio | $(stat3 thrratio_32) | | | $(shape thrratio_32) |
 | untracked program (§3) | ratio | $(stat3 thrratio_u) | | | $(shape thrratio_u) |
 | tracked ratio ÷ untracked ratio (same repetition) | | $(stat3 thrvsu_32) | ≥ 1 | $(verdict "$(median thrvsu_32)" ">=" 1) | $(shape thrvsu_32) |
@@ -406,6 +411,8 @@ else
 | the same, marginal ((peak RSS at 1 M − at 100 k) ÷ 900 k) | bytes | $(stat3 ch_bpl_marg) | | | $(shape ch_bpl_marg) |
 EOF
 fi
+echo
+echo "Stream-ordered row: \`cmtbench pairs async 0 $N_PAT 1\` (one created stream; untracked $(fig p_async_base) ns/pair: the fake driver's async path takes its lock and hash table, not FAKECUDA_FAST's arena). The tracker adds one cuCtxGetCurrent per allocation and, per stream, one cuStreamGetCtx; no cuStreamIsCapturing before a capture was begun, no cuPointerGetAttribute (tests/cases/e2e_async_streams.sh counts them)."
 echo
 echo "Analyzer rows: \`cumemtrack report --json --no-symbols\` on dumps recorded by \`cmtbench pairs cuda 8 $AN_CHURN 1 LIVE random\` (CUMEMTRACK_DEPTH=8: LIVE allocations kept live, then random-order free+alloc pairs); events = 2 × pairs; wall time and peak RSS (wait4) of the analyzer process."
 if [ -f bench/NOTES.md ]; then

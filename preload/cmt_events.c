@@ -19,6 +19,7 @@
 #include "cmt_alerts.h"
 #include "cmt_marks.h"
 #include "cmt_stacks.h"
+#include "cmt_streams.h"
 #include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
@@ -127,7 +128,9 @@ static uint64_t stream_key(const struct cmt_call *c) {
     return (uint64_t)(uintptr_t)s;
 }
 
+/* Whether c's stream is capturing; asks the driver only once a capture was ever begun. */
 static bool stream_capturing(const struct cmt_call *c) {
+    if (CMT_LIKELY(!cmt_capture_possible())) return false;
     CUstream s = c->stream;
     if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
     CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -141,6 +144,7 @@ static int alloc_device(struct cmt_call *c, uint64_t ptr, int ctx_device) {
     case CMT_KIND_ASYNC: {
         int d;
         if (c->pool && pool_device((uint64_t)(uintptr_t)c->pool, &d)) return d;
+        if (!c->pool && c->stream_device >= 0) return c->stream_device;
         int ord = -1;
         if (ptr && CMT_DRV(cuPointerGetAttribute, &ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
                            (CUdeviceptr)ptr) == CUDA_SUCCESS && ord >= 0)
@@ -149,6 +153,14 @@ static int alloc_device(struct cmt_call *c, uint64_t ptr, int ctx_device) {
     }
     default: return ctx_device;
     }
+}
+
+/* The device whose current pool a stream-ordered allocation without a pool comes from: the
+ * stream's (cuDeviceSetMemPool accepts only a pool local to the device). The NULL, legacy and
+ * per-thread streams are the current context's (c->device); a created stream's, its context's. */
+static int async_stream_device(const struct cmt_call *c) {
+    if ((uintptr_t)c->stream <= (uintptr_t)CU_STREAM_PER_THREAD) return c->device;
+    return cmt_stream_device(c->stream);
 }
 
 /* A pool's device: created by cuMemPoolCreate (the table), else a device's default or current
@@ -174,14 +186,9 @@ static int failed_device(const struct cmt_call *c, int ctx_device) {
         return c->vmm_prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? c->vmm_prop->location.id
                                                                          : -1;
     if (c->kind == CMT_KIND_ASYNC) {
-        int d = c->pool ? pool_device_any(c->pool) : -2;
+        int d = c->pool ? pool_device_any(c->pool) : c->stream_device;
+        if (d == -2 && c->pool) d = async_stream_device(c);
         if (d != -2) return d;
-        CUcontext sctx = NULL;
-        if ((uintptr_t)c->stream > 2 && CMT_DRV(cuStreamGetCtx, c->stream, &sctx) == CUDA_SUCCESS &&
-            sctx) {
-            d = cmt_ctx_handle_device(sctx);
-            if (d != -2) return d;
-        }
     }
     return alloc_device((struct cmt_call *)c, 0, ctx_device);
 }
@@ -208,6 +215,8 @@ static void alloc_pre(struct cmt_call *c) {
         d = -1;
     else if (c->kind == CMT_KIND_ASYNC && c->pool && !pool_device((uint64_t)(uintptr_t)c->pool, &d))
         d = -2;
+    c->stream_device = c->kind == CMT_KIND_ASYNC && !c->pool ? async_stream_device(c) : -2;
+    if (c->stream_device >= 0) d = c->stream_device; /* its DEVICE record before, not after */
     if (d >= 0) cmt_device_note(d);
 }
 

@@ -124,6 +124,23 @@
       (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
        size_t numDependencies, CUdeviceptr dptr),                                                  \
       (phGraphNode, hGraph, dependencies, numDependencies, dptr), c.graph = hGraph; c.ptr = dptr)  \
+    X(cuStreamBeginCapture, "cuStreamBeginCapture", 10000, 0, CAPTURE_BEGIN, NONE,                  \
+      (CUstream hStream), (hStream), c.stream = hStream)                                           \
+    X(cuStreamBeginCapture_ptsz, "cuStreamBeginCapture", 10000, 1, CAPTURE_BEGIN, NONE,             \
+      (CUstream hStream), (hStream), c.stream = hStream)                                           \
+    X(cuStreamBeginCapture_v2, "cuStreamBeginCapture", 10010, 0, CAPTURE_BEGIN, NONE,               \
+      (CUstream hStream, CUstreamCaptureMode mode), (hStream, mode), c.stream = hStream)           \
+    X(cuStreamBeginCapture_v2_ptsz, "cuStreamBeginCapture", 10010, 1, CAPTURE_BEGIN, NONE,          \
+      (CUstream hStream, CUstreamCaptureMode mode), (hStream, mode), c.stream = hStream)           \
+    X(cuStreamBeginCaptureToGraph, "cuStreamBeginCaptureToGraph", 12030, 0, CAPTURE_BEGIN, NONE,    \
+      (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,                          \
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode),   \
+      (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), c.stream = hStream)  \
+    X(cuStreamBeginCaptureToGraph_ptsz, "cuStreamBeginCaptureToGraph", 12030, 1, CAPTURE_BEGIN,     \
+      NONE,                                                                                        \
+      (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,                          \
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode),   \
+      (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), c.stream = hStream)  \
     X(cuStreamEndCapture, "cuStreamEndCapture", 10000, 0, CAPTURE_END, NONE,                         \
       (CUstream hStream, CUgraph * phGraph), (hStream, phGraph), c.stream = hStream; c.out = phGraph) \
     X(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000, 1, CAPTURE_END, NONE,                    \
@@ -147,6 +164,11 @@
       c.pool_props = poolProps)                                                                    \
     X(cuMemPoolDestroy, "cuMemPoolDestroy", 11020, 0, POOL_DESTROY, NONE, (CUmemoryPool pool),      \
       (pool), c.pool = pool)                                                                       \
+    /* streams: a destroyed handle may be reused (the stream-device cache forgets it) */          \
+    X(cuStreamDestroy, "cuStreamDestroy", 2000, 0, STREAM_DESTROY, NONE, (CUstream hStream),        \
+      (hStream), c.stream = hStream)                                                               \
+    X(cuStreamDestroy_v2, "cuStreamDestroy", 4000, 0, STREAM_DESTROY, NONE, (CUstream hStream),     \
+      (hStream), c.stream = hStream)                                                               \
     /* contexts: primary-context handles (to tell them from cuCtxCreate ones) and teardown */      \
     X(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain", 7000, 0, CTX_RETAIN, NONE,              \
       (CUcontext * pctx, CUdevice dev), (pctx, dev), c.out = pctx; c.dev = dev)                    \

@@ -46,6 +46,7 @@ enum cmt_family {
     CMT_FAM_VMM_IMPORT,
     CMT_FAM_GRAPH_ALLOC_NODE,
     CMT_FAM_GRAPH_FREE_NODE,
+    CMT_FAM_CAPTURE_BEGIN,
     CMT_FAM_CAPTURE_END,
     CMT_FAM_GRAPH_INSTANTIATE,
     CMT_FAM_GRAPH_LAUNCH,
@@ -57,6 +58,7 @@ enum cmt_family {
     CMT_FAM_CTX_RELEASE,
     CMT_FAM_CTX_RESET,
     CMT_FAM_CTX_DESTROY,
+    CMT_FAM_STREAM_DESTROY,
     CMT_FAM_GETPROC,
 };
 
@@ -100,6 +102,7 @@ struct cmt_call {
     /* filled by the pre-hook for the post-hook, each before anything reads it: the wrappers zero
      * only the fields above (CMT_CALL_ARGS_SIZE) */
     int device;
+    int stream_device;       /* stream-ordered allocations: the stream's device (-2: unknown) */
     enum cmt_untracked {     /* frees: what the pre-hook did (the post-hook undoes it if refused) */
         CMT_UNTRACK_NOTHING,  /* nothing recorded (a NULL pointer) */
         CMT_UNTRACK_UNKNOWN,  /* a FREE of an address that was not live was recorded */

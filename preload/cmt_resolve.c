@@ -8,6 +8,7 @@
 #include "cmt_internal.h"
 #include "cmt_records.h"
 #include "cmt_resolve.h"
+#include "cmt_streams.h"
 #include "cmt_writer.h"
 
 /* ---- real pointers of the hooked variants ---- */
@@ -111,9 +112,11 @@ static void record_unmatched(const char *sym, int version, cuuint64_t flags) {
 void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *fn) {
     if (!fn || !sym || cmt_is_own_address(fn)) return fn;
     bool known = false;
+    enum cmt_family family = CMT_FAM_GETPROC;
     for (int i = 0; i < CMT_API_COUNT; i++) {
         if (strcmp(cmt_apis[i].base, sym) != 0) continue;
         known = true;
+        family = cmt_apis[i].family;
         if (atomic_load(&cmt_real_fns[i]) == fn) return cmt_apis[i].wrapper;
     }
     if (!known) return fn;
@@ -141,5 +144,6 @@ void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *fn)
         }
     }
     record_unmatched(sym, version, flags);
+    cmt_streams_unwrapped(family); /* its calls go unseen */
     return fn;
 }

@@ -10,6 +10,7 @@
 #include "cmt_events.h"
 #include "cmt_internal.h"
 #include "cmt_resolve.h"
+#include "cmt_streams.h"
 
 #define CMT_WRAPPER(sym, base, ver, pt, fam, knd, params, args, fill)                             \
     CMT_EXPORT CUresult cmt_w_##sym params __asm__(#sym);                                          \
@@ -25,8 +26,14 @@
         c.caller = __builtin_return_address(0);                                                    \
         c.frame = __builtin_frame_address(0);                                                      \
         fill;                                                                                      \
-        if (!cmt_hook_pre(&c)) return real args;                                                   \
+        cmt_streams_pre(CMT_FAM_##fam); /* nothing but for its families */                         \
+        if (!cmt_hook_pre(&c)) {                                                                   \
+            CUresult r0 = real args;                                                               \
+            cmt_streams_post(CMT_FAM_##fam);                                                       \
+            return r0;                                                                             \
+        }                                                                                          \
         CUresult r = real args;                                                                    \
+        cmt_streams_post(CMT_FAM_##fam);                                                           \
         cmt_hook_end(&c, CMT_FAM_##fam, r);                                                        \
         return r;                                                                                  \
     }

@@ -90,10 +90,13 @@ struct fk_stream {
     struct fk_ctx *ctx;
     int capturing;
     struct fk_graph *graph;
+    int joined;              /* capturing because it waited on an event of a capturing stream */
+    struct fk_stream *next;  /* fk_streams (live) or fk_stream_free (destroyed) */
 };
 
 struct fk_event {
     int magic;
+    struct fk_graph *capture; /* recorded in a capturing stream: waiting on it joins the capture */
 };
 
 struct fk_vmm {            /* a physical allocation made by cuMemCreate; handle = its address */
@@ -2055,6 +2058,10 @@ FK_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n
 /* ------------------------------------------------------------------------------------------ */
 /* Streams, events, capture, graphs                                                           */
 
+/* Live streams, and destroyed ones whose handles the next creates hand out again, the last
+ * destroyed first (a real driver reuses stream handles too). */
+static struct fk_stream *fk_streams, *fk_stream_free;
+
 static CUresult fk_stream_create(CUstream *ps)
 {
     if (!fk_inited)
@@ -2064,11 +2071,19 @@ static CUresult fk_stream_create(CUstream *ps)
     struct fk_ctx *c = FK_CUR();
     if (!fk_ctx_usable(c))
         return CUDA_ERROR_INVALID_CONTEXT;
-    struct fk_stream *s = calloc(1, sizeof *s);
+    pthread_mutex_lock(&fk_lock);
+    struct fk_stream *s = fk_stream_free;
+    if (s)
+        fk_stream_free = s->next;
+    else
+        s = malloc(sizeof *s);
+    if (s) {
+        *s = (struct fk_stream){.magic = FK_MAGIC_STREAM, .ctx = c, .next = fk_streams};
+        fk_streams = s;
+    }
+    pthread_mutex_unlock(&fk_lock);
     if (!s)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    s->magic = FK_MAGIC_STREAM;
-    s->ctx = c;
     *ps = (CUstream)s;
     return CUDA_SUCCESS;
 }
@@ -2088,17 +2103,28 @@ FK_EXPORT CUresult cuStreamCreateWithPriority(CUstream *ps, unsigned int flags, 
     return fk_stream_create(ps);
 }
 
-FK_EXPORT CUresult cuStreamDestroy_v2(CUstream s)
+static CUresult fk_stream_destroy(CUstream s)
 {
-    ENTER();
     NEED_INIT();
+    pthread_mutex_lock(&fk_lock);
     struct fk_stream *st = fk_stream_of(s);
-    if (!st)
+    struct fk_stream **link = &fk_streams;
+    while (st && *link != st)
+        link = &(*link)->next;
+    if (!st) {
+        pthread_mutex_unlock(&fk_lock);
         return CUDA_ERROR_INVALID_HANDLE;
+    }
+    *link = st->next;
     st->magic = 0;
-    free(st);
+    st->next = fk_stream_free;
+    fk_stream_free = st;
+    pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
+
+FK_EXPORT CUresult cuStreamDestroy(CUstream s) { ENTER(); return fk_stream_destroy(s); }
+FK_EXPORT CUresult cuStreamDestroy_v2(CUstream s) { ENTER(); return fk_stream_destroy(s); }
 
 static CUresult fk_stream_sync(CUstream s)
 {
@@ -2133,7 +2159,8 @@ static CUresult fk_stream_getctx(CUstream s, CUcontext *pc)
 FK_EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *pc) { ENTER(); return fk_stream_getctx(s, pc); }
 FK_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pc) { ENTER(); return fk_stream_getctx(s, pc); }
 
-static CUresult fk_begin_capture(CUstream s)
+/* Begins a capture into graph into (NULL: a new graph). */
+static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into)
 {
     if (!fk_inited)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -2142,7 +2169,7 @@ static CUresult fk_begin_capture(CUstream s)
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* the legacy / per-thread stream */
     if (st->capturing)
         return CUDA_ERROR_ILLEGAL_STATE;
-    struct fk_graph *g = calloc(1, sizeof *g);
+    struct fk_graph *g = into ? into : calloc(1, sizeof *g);
     if (!g)
         return CUDA_ERROR_OUT_OF_MEMORY;
     g->magic = FK_MAGIC_GRAPH;
@@ -2151,10 +2178,25 @@ static CUresult fk_begin_capture(CUstream s)
     return CUDA_SUCCESS;
 }
 
+static CUresult fk_begin_capture(CUstream s) { return fk_begin_capture_into(s, NULL); }
+
+static CUresult fk_begin_capture_to_graph(CUstream s, CUgraph g, const CUgraphNode *deps,
+                                          const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode m)
+{
+    (void)data;
+    (void)m;
+    struct fk_graph *gr = (struct fk_graph *)g;
+    if (!gr || gr->magic != FK_MAGIC_GRAPH || (n && !deps))
+        return CUDA_ERROR_INVALID_VALUE;
+    return fk_begin_capture_into(s, gr);
+}
+
 FK_EXPORT CUresult cuStreamBeginCapture(CUstream s) { ENTER(); return fk_begin_capture(s); }
 FK_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s) { ENTER(); return fk_begin_capture(s); }
 FK_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode m) { ENTER(); (void)m; return fk_begin_capture(s); }
 FK_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode m) { ENTER(); (void)m; return fk_begin_capture(s); }
+FK_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode m) { ENTER(); return fk_begin_capture_to_graph(s, g, deps, data, n, m); }
+FK_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode m) { ENTER(); return fk_begin_capture_to_graph(s, g, deps, data, n, m); }
 
 static CUresult fk_end_capture(CUstream s, CUgraph *pg)
 {
@@ -2165,7 +2207,16 @@ static CUresult fk_end_capture(CUstream s, CUgraph *pg)
         return CUDA_ERROR_INVALID_VALUE;
     if (!st || !st->capturing)
         return CUDA_ERROR_ILLEGAL_STATE;
+    if (st->joined)
+        return CUDA_ERROR_STREAM_CAPTURE_UNMATCHED; /* ended by the stream that began it */
     *pg = (CUgraph)st->graph;
+    pthread_mutex_lock(&fk_lock);
+    for (struct fk_stream *j = fk_streams; j; j = j->next) /* the joined streams leave it too */
+        if (j != st && j->joined && j->graph == st->graph) {
+            j->capturing = j->joined = 0;
+            j->graph = NULL;
+        }
+    pthread_mutex_unlock(&fk_lock);
     st->capturing = 0;
     st->graph = NULL;
     return CUDA_SUCCESS;
@@ -2407,24 +2458,57 @@ FK_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
+static struct fk_event *fk_event_of(CUevent e)
+{
+    struct fk_event *ev = (struct fk_event *)e;
+    return ev && ev->magic == FK_MAGIC_EVENT ? ev : NULL;
+}
+
 FK_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 {
     ENTER();
     NEED_INIT();
-    struct fk_event *ev = (struct fk_event *)e;
-    if (!ev || ev->magic != FK_MAGIC_EVENT)
+    struct fk_event *ev = fk_event_of(e);
+    if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     ev->magic = 0;
     free(ev);
     return CUDA_SUCCESS;
 }
 
-FK_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) { ENTER(); NEED_INIT(); (void)s; return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-FK_EXPORT CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { ENTER(); NEED_INIT(); (void)s; return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+/* Recorded in a capturing stream, the event is a node of that capture: a stream that waits on it
+ * joins the capture (cross-stream dependencies), until the capture ends. */
+static CUresult fk_event_record(CUevent e, CUstream s)
+{
+    NEED_INIT();
+    struct fk_event *ev = fk_event_of(e);
+    if (!ev)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct fk_stream *st = fk_stream_of(s);
+    ev->capture = st && st->capturing ? st->graph : NULL;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fk_stream_wait_event(CUstream s, CUevent e)
+{
+    NEED_INIT();
+    struct fk_event *ev = fk_event_of(e);
+    if (!ev)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct fk_stream *st = fk_stream_of(s);
+    if (ev->capture && st && !st->capturing) {
+        st->graph = ev->capture;
+        st->capturing = st->joined = 1;
+    }
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuEventRecord(CUevent e, CUstream s) { ENTER(); return fk_event_record(e, s); }
+FK_EXPORT CUresult cuEventRecord_ptsz(CUevent e, CUstream s) { ENTER(); return fk_event_record(e, s); }
 FK_EXPORT CUresult cuEventSynchronize(CUevent e) { ENTER(); NEED_INIT(); return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
 FK_EXPORT CUresult cuEventQuery(CUevent e) { ENTER(); NEED_INIT(); return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-FK_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int f) { ENTER(); NEED_INIT(); (void)s; (void)f; return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
-FK_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f) { ENTER(); NEED_INIT(); (void)s; (void)f; return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE; }
+FK_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int f) { ENTER(); (void)f; return fk_stream_wait_event(s, e); }
+FK_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int f) { ENTER(); (void)f; return fk_stream_wait_event(s, e); }
 
 /* ------------------------------------------------------------------------------------------ */
 /* Memory pools and stream-ordered allocation                                                 */
@@ -3099,6 +3183,7 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuMemsetD8Async, 7000, 1, cuMemsetD8Async_ptsz)                                              \
     X(cuStreamCreate, 2000, 0, cuStreamCreate)                                                     \
     X(cuStreamCreateWithPriority, 5050, 0, cuStreamCreateWithPriority)                             \
+    X(cuStreamDestroy, 2000, 0, cuStreamDestroy)                                                   \
     X(cuStreamDestroy, 4000, 0, cuStreamDestroy_v2)                                                \
     X(cuStreamSynchronize, 2000, 0, cuStreamSynchronize)                                           \
     X(cuStreamSynchronize, 7000, 1, cuStreamSynchronize_ptsz)                                      \
@@ -3112,6 +3197,8 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuStreamBeginCapture, 10000, 1, cuStreamBeginCapture_ptsz)                                   \
     X(cuStreamBeginCapture, 10010, 0, cuStreamBeginCapture_v2)                                     \
     X(cuStreamBeginCapture, 10010, 1, cuStreamBeginCapture_v2_ptsz)                                \
+    X(cuStreamBeginCaptureToGraph, 12030, 0, cuStreamBeginCaptureToGraph)                          \
+    X(cuStreamBeginCaptureToGraph, 12030, 1, cuStreamBeginCaptureToGraph_ptsz)                     \
     X(cuStreamEndCapture, 10000, 0, cuStreamEndCapture)                                            \
     X(cuStreamEndCapture, 10000, 1, cuStreamEndCapture_ptsz)                                       \
     X(cuStreamIsCapturing, 10000, 0, cuStreamIsCapturing)                                          \
@@ -3193,11 +3280,27 @@ static CUresult fk_cuMemAlloc_future(CUdeviceptr *dptr, size_t bytesize)
     return fk_alloc_linear(dptr, bytesize, CMT_KIND_DEVICE, FK_CUR(), NULL);
 }
 
+/* Also future variants of cuStreamBeginCapture and cuStreamDestroy: a tracker that cannot see
+ * them must assume a capture may be active and that stream handles may be reused. */
+static CUresult fk_begin_capture_future(CUstream s, CUstreamCaptureMode m)
+{
+    (void)m;
+    return fk_begin_capture(s);
+}
+
+static CUresult fk_stream_destroy_future(CUstream s) { return fk_stream_destroy(s); }
+
 static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t flags,
                            CUdriverProcAddressQueryResult *status)
 {
-    if (sym && pfn && version >= 14000 && !strcmp(sym, "cuMemAlloc") && getenv("FAKECUDA_FUTURE_VARIANT")) {
-        *pfn = (void *)fk_cuMemAlloc_future;
+    void *future = NULL;
+    if (sym && pfn && version >= 14000 && getenv("FAKECUDA_FUTURE_VARIANT"))
+        future = !strcmp(sym, "cuMemAlloc")             ? (void *)fk_cuMemAlloc_future
+                 : !strcmp(sym, "cuStreamBeginCapture") ? (void *)fk_begin_capture_future
+                 : !strcmp(sym, "cuStreamDestroy")      ? (void *)fk_stream_destroy_future
+                                                        : NULL;
+    if (future) {
+        *pfn = future;
         if (status)
             *status = CU_GET_PROC_ADDRESS_SUCCESS;
         return CUDA_SUCCESS;
