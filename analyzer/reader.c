@@ -757,28 +757,14 @@ static void reset_event(struct cmt_event *e) {
 
 /* The fast path: decodes the ALLOC or FREE record at s->c.p (type byte t, FAST_ROOM bytes readable)
  * into the fields of e up to result (e: s->ev, or a caller's slot whose other fields nobody reads:
- * cmt_dump_next_hot) and its sequence/time deltas into *sd, *td; 1, or 0 with nothing changed when
- * the checked path must take it (a varint too long, an allocation past 2^64: it reports them). */
+ * cmt_dump_next_hot) and its sequence/time deltas into *sd, *td; 1, or 0 when the checked path must
+ * take it (a varint too long, an allocation past 2^64: it reports them): the stream has not moved
+ * then, and what was written into e is rewritten by the checked path (it resets every field of
+ * s->ev) or not read (a slot). Each field is stored as soon as it is decoded: few registers live. */
 static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
                                                              uint64_t *sd, uint64_t *td, struct cmt_event *e) {
     const uint8_t *p = s->c.p + 1;
     int bad = 0;
-    *sd = fast_varint(&p, &bad);
-    *td = fast_varint(&p, &bad);
-    uint64_t api = fast_varint(&p, &bad), kind = 0, size = 0, granted = 0, stack = 0, ctx = 0;
-    if (t == CMT_REC_ALLOC) kind = fast_varint(&p, &bad);
-    uint64_t flags = fast_varint(&p, &bad);
-    int64_t device = cmt_zz_dec(fast_varint(&p, &bad));
-    uint64_t ptr = s->ptr + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
-    if (t == CMT_REC_ALLOC) {
-        size = fast_varint(&p, &bad);
-        granted = fast_varint(&p, &bad);
-        if (!granted) granted = size;
-        stack = fast_varint(&p, &bad);
-        ctx = fast_varint(&p, &bad);
-        if (!span_ok(ptr, size) || !span_ok(ptr, granted)) bad = 1;
-    }
-    if (__builtin_expect(bad, 0)) return 0;
     if (e == &s->ev && s->cold_set) {
         reset_event(e);
         s->cold_set = 0;
@@ -786,16 +772,27 @@ static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *
     e->type = (uint8_t)t;
     e->writer = s->writer;
     e->offset = off;
-    e->api = api;
-    e->kind = kind;
-    e->flags = flags;
-    e->device = device;
+    *sd = fast_varint(&p, &bad);
+    *td = fast_varint(&p, &bad);
+    e->api = fast_varint(&p, &bad);
+    e->kind = t == CMT_REC_ALLOC ? fast_varint(&p, &bad) : 0;
+    e->flags = fast_varint(&p, &bad);
+    e->device = cmt_zz_dec(fast_varint(&p, &bad));
+    uint64_t ptr = s->ptr + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
     e->ptr = ptr;
-    e->size = size;
-    e->granted = granted;
-    e->stack = stack;
-    e->ctx = ctx;
     e->result = 0;
+    if (t == CMT_REC_ALLOC) {
+        uint64_t size = fast_varint(&p, &bad), granted = fast_varint(&p, &bad);
+        if (!granted) granted = size;
+        e->size = size;
+        e->granted = granted;
+        e->stack = fast_varint(&p, &bad);
+        e->ctx = fast_varint(&p, &bad);
+        if (!span_ok(ptr, size) || !span_ok(ptr, granted)) bad = 1;
+    } else {
+        e->size = e->granted = e->stack = e->ctx = 0;
+    }
+    if (__builtin_expect(bad, 0)) return 0;
     s->ptr = ptr;
     s->c.p = p;
     return 1;
