@@ -892,28 +892,11 @@ static __attribute__((noinline)) int stream_seek(struct cmt_dump *d, struct cmt_
     }
 }
 
-/* Decodes the stream's next record: an ALLOC or FREE the fast path takes into the fields of hot up
- * to result, any other record into s->ev; *out is where it went. Returns 1, 0 at the stream's end,
- * -1 when corrupt. Inline: a record in the middle of a block costs no call. */
-static inline __attribute__((always_inline)) int stream_advance_to(struct cmt_dump *d, struct cmt_stream *s,
-                                                                   struct cmt_event *hot, struct cmt_event **out) {
-    struct cmt_cursor *c = &s->c;
-    if (s->done || !s->open || c->p >= c->end || *c->p == 0) {
-        int rc = stream_seek(d, s);
-        if (rc <= 0) return rc;
-    }
-    uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
-    unsigned t = *c->p;
-    uint64_t sd, td;
-    struct cmt_event *e = hot;
-    if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
-          fast_record(s, t, off, &sd, &td, hot))) {
-        c->p++;
-        int rc = decode_record(d, s, t, off, &sd, &td);
-        if (rc <= 0) return rc;
-        e = &s->ev;
-    }
-    *out = e;
+/* The checks every record's sequence number and time pass (t, off: its type and offset; sd, td:
+ * its deltas), then the stream's clocks and e->seq, e->time_ns set: 1, or -1 when corrupt. */
+static inline __attribute__((always_inline)) int stream_commit(struct cmt_dump *d, struct cmt_stream *s,
+                                                               struct cmt_event *e, unsigned t, uint64_t off,
+                                                               uint64_t sd, uint64_t td) {
     if (sd > UINT64_MAX - s->seq) {
         corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
                 s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
@@ -942,6 +925,31 @@ static inline __attribute__((always_inline)) int stream_advance_to(struct cmt_du
     e->seq = seq;
     e->time_ns = s->time;
     return 1;
+}
+
+/* Decodes the stream's next record: an ALLOC or FREE the fast path takes into the fields of hot up
+ * to result, any other record into s->ev; *out is where it went. Returns 1, 0 at the stream's end,
+ * -1 when corrupt. Inline: a record in the middle of a block costs no call. */
+static inline __attribute__((always_inline)) int stream_advance_to(struct cmt_dump *d, struct cmt_stream *s,
+                                                                   struct cmt_event *hot, struct cmt_event **out) {
+    struct cmt_cursor *c = &s->c;
+    if (s->done || !s->open || c->p >= c->end || *c->p == 0) {
+        int rc = stream_seek(d, s);
+        if (rc <= 0) return rc;
+    }
+    uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
+    unsigned t = *c->p;
+    uint64_t sd, td;
+    struct cmt_event *e = hot;
+    if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
+          fast_record(s, t, off, &sd, &td, hot))) {
+        c->p++;
+        int rc = decode_record(d, s, t, off, &sd, &td);
+        if (rc <= 0) return rc;
+        e = &s->ev;
+    }
+    *out = e;
+    return stream_commit(d, s, e, t, off, sd, td);
 }
 
 /* Decodes the stream's next record into s->ev: stream_advance_to with s->ev as the slot. */
@@ -1055,6 +1063,38 @@ size_t cmt_stack_frames(const struct cmt_event *e, struct cmt_frame *out, size_t
     return k;
 }
 
+/* The merge's next record: the heap's top (it becomes the stream returned last). */
+static int merge_top(struct cmt_dump *d, const struct cmt_event **ev) {
+    if (!d->nheap) return 0;
+    d->last = d->heap[0];
+    set_bound(d);
+    *ev = &d->streams[d->last].ev;
+    return 1;
+}
+
+/* The stream returned last, s, moved on (rc: stream_advance_to's, e: where its record went): its
+ * record when it is still the smallest head, else s goes back into the heap (its record waits in
+ * s->ev) and the heap's top comes next. */
+static inline __attribute__((always_inline)) int merge_after(struct cmt_dump *d, struct cmt_stream *s, int rc,
+                                                             struct cmt_event *e, const struct cmt_event **ev) {
+    if (rc > 0 &&
+        (!d->have_bound || e->seq < d->bound_seq || (e->seq == d->bound_seq && s->writer < d->bound_writer))) {
+        *ev = e; /* still the smallest head: the heap is unchanged */
+        return 1;
+    }
+    if (rc > 0 && e != &s->ev) { /* another writer's record comes first: this one waits in s->ev */
+        if (s->cold_set) {
+            reset_event(&s->ev);
+            s->cold_set = 0;
+        }
+        cmt_event_copy_hot(&s->ev, e);
+    }
+    if (rc == 0) d->heap[0] = d->heap[--d->nheap];
+    if (d->nheap) sift_down(d, 0);
+    d->last = (size_t)-1;
+    return merge_top(d, ev);
+}
+
 /* The merge; hot: where the stream returned last may decode its next ALLOC or FREE (see
  * cmt_dump_next_hot; &that stream's ev otherwise). */
 static inline __attribute__((always_inline)) int next_merged_to(struct cmt_dump *d, struct cmt_event *hot,
@@ -1074,36 +1114,36 @@ static inline __attribute__((always_inline)) int next_merged_to(struct cmt_dump 
         struct cmt_event *e = NULL;
         int rc = stream_advance_to(d, s, hot ? hot : &s->ev, &e);
         if (rc < 0) return -1;
-        if (rc > 0 &&
-            (!d->have_bound || e->seq < d->bound_seq || (e->seq == d->bound_seq && s->writer < d->bound_writer))) {
-            *ev = e; /* still the smallest head: the heap is unchanged */
-            return 1;
-        }
-        if (rc > 0 && e != &s->ev) { /* another writer's record comes first: this one waits in s->ev */
-            if (s->cold_set) {
-                reset_event(&s->ev);
-                s->cold_set = 0;
-            }
-            cmt_event_copy_hot(&s->ev, e);
-        }
-        if (rc == 0) d->heap[0] = d->heap[--d->nheap];
-        if (d->nheap) sift_down(d, 0);
-        d->last = (size_t)-1;
+        return merge_after(d, s, rc, e, ev);
     }
-    if (!d->nheap) return 0;
-    d->last = d->heap[0];
-    set_bound(d);
-    *ev = &d->streams[d->last].ev;
-    return 1;
+    return merge_top(d, ev);
 }
 
 static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
     return next_merged_to(d, NULL, ev);
 }
 
-int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct cmt_event **ev) {
+static __attribute__((noinline)) int next_hot_slow(struct cmt_dump *d, struct cmt_event *slot,
+                                                   const struct cmt_event **ev) {
     if (d->follow) return cmt_dump_next(d, ev);
     return next_merged_to(d, slot, ev); /* a PYCODE (for note_pycode) never goes into the slot */
+}
+
+/* The usual case first, apart from the rest (which needs more registers, saved on every call): an
+ * ALLOC or FREE in the middle of the block of the stream returned last. */
+int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct cmt_event **ev) {
+    size_t last = d->last;
+    if (__builtin_expect(last != (size_t)-1 && d->started && !d->corrupt && !d->follow, 1)) {
+        struct cmt_stream *s = &d->streams[last];
+        const uint8_t *p = s->c.p;
+        unsigned t = s->open && !s->done && s->c.end - p >= FAST_ROOM ? *p : 0;
+        uint64_t off = s->block_off + (uint64_t)(p - s->base), sd, td;
+        if ((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && fast_record(s, t, off, &sd, &td, slot)) {
+            if (stream_commit(d, s, slot, t, off, sd, td) < 0) return -1;
+            return merge_after(d, s, 1, slot, ev);
+        }
+    }
+    return next_hot_slow(d, slot, ev);
 }
 
 /* ---- follow mode ---- */
