@@ -760,12 +760,14 @@ static void reset_event(struct cmt_event *e) {
  * cmt_dump_next_hot) and its sequence/time deltas into *sd, *td; 1, or 0 when the checked path must
  * take it (a varint too long, an allocation past 2^64: it reports them): the stream has not moved
  * then, and what was written into e is rewritten by the checked path (it resets every field of
- * s->ev) or not read (a slot). Each field is stored as soon as it is decoded: few registers live. */
+ * s->ev) or not read (a slot). Each field is stored as soon as it is decoded: few registers live.
+ * slot_only: e is known to be a slot, not s->ev (no lazy reset to look at). */
 static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
-                                                             uint64_t *sd, uint64_t *td, struct cmt_event *e) {
+                                                             uint64_t *sd, uint64_t *td, struct cmt_event *e,
+                                                             int slot_only) {
     const uint8_t *p = s->c.p + 1;
     int bad = 0;
-    if (e == &s->ev && s->cold_set) {
+    if (!slot_only && e == &s->ev && s->cold_set) {
         reset_event(e);
         s->cold_set = 0;
     }
@@ -942,7 +944,7 @@ static inline __attribute__((always_inline)) int stream_advance_to(struct cmt_du
     uint64_t sd, td;
     struct cmt_event *e = hot;
     if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
-          fast_record(s, t, off, &sd, &td, hot))) {
+          fast_record(s, t, off, &sd, &td, hot, 0))) {
         c->p++;
         int rc = decode_record(d, s, t, off, &sd, &td);
         if (rc <= 0) return rc;
@@ -1138,7 +1140,7 @@ int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct c
         const uint8_t *p = s->c.p;
         unsigned t = s->open && !s->done && s->c.end - p >= FAST_ROOM ? *p : 0;
         uint64_t off = s->block_off + (uint64_t)(p - s->base), sd, td;
-        if ((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && fast_record(s, t, off, &sd, &td, slot)) {
+        if ((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && fast_record(s, t, off, &sd, &td, slot, 1)) {
             if (stream_commit(d, s, slot, t, off, sd, td) < 0) return -1;
             return merge_after(d, s, 1, slot, ev);
         }
