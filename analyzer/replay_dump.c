@@ -83,7 +83,10 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     struct cmt_event q[LOOKAHEAD];
     uint64_t hq[LOOKAHEAD]; /* the live-table hash of q's hot records, computed once */
     size_t head = 0, n = 0;
-    int blocked = 0, end = 0, rc = 0;
+    /* stop filling the queue: STOP_BLOCKED while a record not hot_event is queued, STOP_END at the end */
+    enum { STOP_BLOCKED = 1, STOP_END = 2 };
+    unsigned stop = 0;
+    int rc = 0;
     const struct cmt_event *e;
     for (;;) {
         if (!n && t->live.cap < PREFETCH_MIN_SLOTS) { /* small tables: no queue, no copies */
@@ -91,13 +94,13 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             cmt_replay_event(r, e);
             continue;
         }
-        while (n < LOOKAHEAD && !blocked && !end) {
+        while (n < LOOKAHEAD && !stop) {
             size_t k = (head + n) % LOOKAHEAD;
             struct cmt_event *c = &q[k];
             /* ALLOC/FREE come decoded in c; what replay.c reads of the others of hot_event (not the
              * whole ~360 bytes) is copied there */
             if ((rc = cmt_dump_next_hot(d, c, &e)) <= 0) {
-                end = 1;
+                stop |= STOP_END;
                 break;
             }
             if (hot_event(e->type)) {
@@ -107,7 +110,7 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             } else {
                 hq[k] = 0; /* not used */
                 *c = *e;
-                blocked = 1;
+                stop |= STOP_BLOCKED;
             }
             n++;
         }
@@ -118,7 +121,7 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
         }
         cmt_replay_event_hashed(r, &q[head], hq[head]);
         head = (head + 1) % LOOKAHEAD;
-        if (!--n) blocked = 0;
+        if (!--n) stop &= ~(unsigned)STOP_BLOCKED;
     }
 }
 
