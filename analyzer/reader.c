@@ -38,17 +38,17 @@ struct cmt_stream {
     uint8_t *buf;        /* the open block read into memory (NULL: decoded from the mapping) */
     const uint8_t *base; /* where the open block's bytes are: buf or the mapping */
     struct cmt_event ev;
-    uint64_t frames[CMT_MAX_FRAMES];          /* ev.frames */
+    uint64_t frames[CMT_MAX_FRAMES];           /* ev.frames */
     struct cmt_pyframe_rec py[CMT_MAX_FRAMES]; /* ev.py */
-    int major;                                /* the dump's version_major */
+    int major;                                 /* the dump's version_major */
     struct cmt_segment segs[CMT_MAX_SEGMENTS]; /* ev.segs */
     /* follow mode: the block (writer, fidx) is read next, from byte fresume (0: its start) */
     uint32_t fidx;
     uint64_t fresume;
-    int fstaging;        /* the open block is the writer's staging block */
-    uint64_t staging_at; /* position + 1 of the last staging block seen for this writer, 0: none */
-    int has_head;        /* ev holds a decoded record not returned yet (held past the bound) */
-    int cold_set;        /* a field of ev past result may be non-zero (the fast path clears them then) */
+    int fstaging;           /* the open block is the writer's staging block */
+    uint64_t staging_at;    /* position + 1 of the last staging block seen for this writer, 0: none */
+    int has_head;           /* ev holds a decoded record not returned yet (held past the bound) */
+    int cold_set;           /* a field of ev past result may be non-zero (the fast path clears them then) */
     uint64_t missing_since; /* the poll that first found block fidx absent, 0: not absent */
     uint64_t snap_poll;     /* the poll that read the open block's bytes */
 };
@@ -150,8 +150,8 @@ int cmt_dump_read_header(const char *path, struct cmt_file_header *h) {
     if (fd < 0) return -1;
     ssize_t n = pread(fd, h, sizeof *h, 0);
     close(fd);
-    if (n != (ssize_t)sizeof *h || memcmp(h->magic, CMT_MAGIC, 8) != 0 ||
-        h->version_major < CMT_VERSION_MAJOR_OLDEST || h->version_major > CMT_VERSION_MAJOR)
+    if (n != (ssize_t)sizeof *h || memcmp(h->magic, CMT_MAGIC, 8) != 0 || h->version_major < CMT_VERSION_MAJOR_OLDEST ||
+        h->version_major > CMT_VERSION_MAJOR)
         return -1;
     if (!cmt_header_has_identity(h)) {
         h->proc_start_ticks = 0;
@@ -161,9 +161,8 @@ int cmt_dump_read_header(const char *path, struct cmt_file_header *h) {
 }
 
 int cmt_header_same_dump(const struct cmt_file_header *a, const struct cmt_file_header *b) {
-    return a->pid == b->pid && a->start_realtime_ns == b->start_realtime_ns &&
-           a->start_clock_ns == b->start_clock_ns && !memcmp(a->dump_id, b->dump_id, sizeof a->dump_id) &&
-           !strncmp(a->host, b->host, sizeof a->host);
+    return a->pid == b->pid && a->start_realtime_ns == b->start_realtime_ns && a->start_clock_ns == b->start_clock_ns &&
+           !memcmp(a->dump_id, b->dump_id, sizeof a->dump_id) && !strncmp(a->host, b->host, sizeof a->host);
 }
 
 struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
@@ -220,7 +219,8 @@ struct cmt_dump *cmt_dump_open(const char *path, char *err, size_t errlen) {
                  (long long)h->start_realtime_ns);
         why = buf;
     } else if (h->start_clock_ns < 0 || h->start_clock_ns >= CMT_TIME_MAX) {
-        snprintf(buf, sizeof buf, "offset 64 (start_clock_ns): time %lld outside [0, 2^62)", (long long)h->start_clock_ns);
+        snprintf(buf, sizeof buf, "offset 64 (start_clock_ns): time %lld outside [0, 2^62)",
+                 (long long)h->start_clock_ns);
         why = buf;
     } else {
         static const char *const cnames[] = {
@@ -436,7 +436,9 @@ static inline __attribute__((always_inline)) uint64_t fast_varint(const uint8_t 
 }
 
 /* 1 when [ptr, ptr + size) lies below 2^64 */
-static int span_ok(uint64_t ptr, uint64_t size) { return size <= UINT64_MAX - ptr; }
+static int span_ok(uint64_t ptr, uint64_t size) {
+    return size <= UINT64_MAX - ptr;
+}
 
 static void get_alloc(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e) {
     e->api = cmt_get_varint(c);
@@ -509,8 +511,8 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
             f->code = cmt_get_varint(c);
             f->line = cmt_get_varint(c);
             f->at = cmt_get_varint(c);
-            if (c->ok && (f->code == 0 || f->code > CMT_MAX_PYCODES || f->at > e->nframes ||
-                          (i && f->at < s->py[i - 1].at))) {
+            if (c->ok &&
+                (f->code == 0 || f->code > CMT_MAX_PYCODES || f->at > e->nframes || (i && f->at < s->py[i - 1].at))) {
                 *why = "STACK Python frame out of range (code id, or at not within nframes and non-decreasing)";
                 return -1;
             }
@@ -754,46 +756,45 @@ static void reset_event(struct cmt_event *e) {
 }
 
 /* The fast path: decodes the ALLOC or FREE record at s->c.p (type byte t, FAST_ROOM bytes readable)
- * into s->ev and its sequence/time deltas into *sd, *td; 1, or 0 with nothing changed when the
- * checked path must take it (a varint too long, an allocation past 2^64: it reports them). */
+ * into the fields of e up to result (e: s->ev, or a caller's slot whose other fields nobody reads:
+ * cmt_dump_next_hot) and its sequence/time deltas into *sd, *td; 1, or 0 when the checked path must
+ * take it (a varint too long, an allocation past 2^64: it reports them): the stream has not moved
+ * then, and what was written into e is rewritten by the checked path (it resets every field of
+ * s->ev) or not read (a slot). Each field is stored as soon as it is decoded: few registers live.
+ * slot_only: e is known to be a slot, not s->ev (no lazy reset to look at). */
 static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
-                                                             uint64_t *sd, uint64_t *td) {
+                                                             uint64_t *sd, uint64_t *td, struct cmt_event *e,
+                                                             int slot_only) {
     const uint8_t *p = s->c.p + 1;
     int bad = 0;
-    *sd = fast_varint(&p, &bad);
-    *td = fast_varint(&p, &bad);
-    uint64_t api = fast_varint(&p, &bad), kind = 0, size = 0, granted = 0, stack = 0, ctx = 0;
-    if (t == CMT_REC_ALLOC) kind = fast_varint(&p, &bad);
-    uint64_t flags = fast_varint(&p, &bad);
-    int64_t device = cmt_zz_dec(fast_varint(&p, &bad));
-    uint64_t ptr = s->ptr + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
-    if (t == CMT_REC_ALLOC) {
-        size = fast_varint(&p, &bad);
-        granted = fast_varint(&p, &bad);
-        if (!granted) granted = size;
-        stack = fast_varint(&p, &bad);
-        ctx = fast_varint(&p, &bad);
-        if (!span_ok(ptr, size) || !span_ok(ptr, granted)) bad = 1;
-    }
-    if (__builtin_expect(bad, 0)) return 0;
-    struct cmt_event *e = &s->ev;
-    if (s->cold_set) {
+    if (!slot_only && e == &s->ev && s->cold_set) {
         reset_event(e);
         s->cold_set = 0;
     }
     e->type = (uint8_t)t;
     e->writer = s->writer;
     e->offset = off;
-    e->api = api;
-    e->kind = kind;
-    e->flags = flags;
-    e->device = device;
+    *sd = fast_varint(&p, &bad);
+    *td = fast_varint(&p, &bad);
+    e->api = fast_varint(&p, &bad);
+    e->kind = t == CMT_REC_ALLOC ? fast_varint(&p, &bad) : 0;
+    e->flags = fast_varint(&p, &bad);
+    e->device = cmt_zz_dec(fast_varint(&p, &bad));
+    uint64_t ptr = s->ptr + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
     e->ptr = ptr;
-    e->size = size;
-    e->granted = granted;
-    e->stack = stack;
-    e->ctx = ctx;
     e->result = 0;
+    if (t == CMT_REC_ALLOC) {
+        uint64_t size = fast_varint(&p, &bad), granted = fast_varint(&p, &bad);
+        if (!granted) granted = size;
+        e->size = size;
+        e->granted = granted;
+        e->stack = fast_varint(&p, &bad);
+        e->ctx = fast_varint(&p, &bad);
+        if (!span_ok(ptr, size) || !span_ok(ptr, granted)) bad = 1;
+    } else {
+        e->size = e->granted = e->stack = e->ctx = 0;
+    }
+    if (__builtin_expect(bad, 0)) return 0;
     s->ptr = ptr;
     s->c.p = p;
     return 1;
@@ -893,24 +894,11 @@ static __attribute__((noinline)) int stream_seek(struct cmt_dump *d, struct cmt_
     }
 }
 
-/* Decodes the stream's next record into s->ev; returns 1, 0 at its end, -1 when corrupt. Inline:
- * a record in the middle of a block costs no call. */
-static inline __attribute__((always_inline)) int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
-    struct cmt_cursor *c = &s->c;
-    if (s->done || !s->open || c->p >= c->end || *c->p == 0) {
-        int rc = stream_seek(d, s);
-        if (rc <= 0) return rc;
-    }
-    uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
-    unsigned t = *c->p;
-    uint64_t sd, td;
-    if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
-          fast_record(s, t, off, &sd, &td))) {
-        c->p++;
-        int rc = decode_record(d, s, t, off, &sd, &td);
-        if (rc <= 0) return rc;
-    }
-    struct cmt_event *e = &s->ev;
+/* The checks every record's sequence number and time pass (t, off: its type and offset; sd, td:
+ * its deltas), then the stream's clocks and e->seq, e->time_ns set: 1, or -1 when corrupt. */
+static inline __attribute__((always_inline)) int stream_commit(struct cmt_dump *d, struct cmt_stream *s,
+                                                               struct cmt_event *e, unsigned t, uint64_t off,
+                                                               uint64_t sd, uint64_t td) {
     if (sd > UINT64_MAX - s->seq) {
         corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
                 s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
@@ -939,6 +927,37 @@ static inline __attribute__((always_inline)) int stream_advance(struct cmt_dump 
     e->seq = seq;
     e->time_ns = s->time;
     return 1;
+}
+
+/* Decodes the stream's next record: an ALLOC or FREE the fast path takes into the fields of hot up
+ * to result, any other record into s->ev; *out is where it went. Returns 1, 0 at the stream's end,
+ * -1 when corrupt. Inline: a record in the middle of a block costs no call. */
+static inline __attribute__((always_inline)) int stream_advance_to(struct cmt_dump *d, struct cmt_stream *s,
+                                                                   struct cmt_event *hot, struct cmt_event **out) {
+    struct cmt_cursor *c = &s->c;
+    if (s->done || !s->open || c->p >= c->end || *c->p == 0) {
+        int rc = stream_seek(d, s);
+        if (rc <= 0) return rc;
+    }
+    uint64_t off = s->block_off + (uint64_t)(c->p - s->base);
+    unsigned t = *c->p;
+    uint64_t sd, td;
+    struct cmt_event *e = hot;
+    if (!((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && c->end - c->p >= FAST_ROOM &&
+          fast_record(s, t, off, &sd, &td, hot, 0))) {
+        c->p++;
+        int rc = decode_record(d, s, t, off, &sd, &td);
+        if (rc <= 0) return rc;
+        e = &s->ev;
+    }
+    *out = e;
+    return stream_commit(d, s, e, t, off, sd, td);
+}
+
+/* Decodes the stream's next record into s->ev: stream_advance_to with s->ev as the slot. */
+static inline __attribute__((always_inline)) int stream_advance(struct cmt_dump *d, struct cmt_stream *s) {
+    struct cmt_event *e;
+    return stream_advance_to(d, s, &s->ev, &e);
 }
 
 static int heap_less(struct cmt_dump *d, size_t a, size_t b) {
@@ -992,7 +1011,8 @@ static int next_merged(struct cmt_dump *d, const struct cmt_event **ev);
 static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
     if (e->id >= d->npycodes) {
         size_t n = d->npycodes ? d->npycodes : 256;
-        while (n <= e->id) n *= 2;
+        while (n <= e->id)
+            n *= 2;
         struct cmt_pycode *t = realloc(d->pycodes, n * sizeof *t);
         if (!t) {
             corrupt(d, e->offset, "out of memory for PYCODE %llu", (unsigned long long)e->id);
@@ -1016,8 +1036,8 @@ static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
         d->pycodes[e->id] = (struct cmt_pycode){file, name, e->str1_len, e->str2_len, e->first_line};
         return 0;
     }
-    d->pycodes[e->id] = (struct cmt_pycode){e->str1 ? e->str1 : "", e->str2 ? e->str2 : "", e->str1_len,
-                                            e->str2_len, e->first_line};
+    d->pycodes[e->id] =
+        (struct cmt_pycode){e->str1 ? e->str1 : "", e->str2 ? e->str2 : "", e->str1_len, e->str2_len, e->first_line};
     return 0;
 }
 
@@ -1045,7 +1065,42 @@ size_t cmt_stack_frames(const struct cmt_event *e, struct cmt_frame *out, size_t
     return k;
 }
 
-static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
+/* The merge's next record: the heap's top (it becomes the stream returned last). */
+static int merge_top(struct cmt_dump *d, const struct cmt_event **ev) {
+    if (!d->nheap) return 0;
+    d->last = d->heap[0];
+    set_bound(d);
+    *ev = &d->streams[d->last].ev;
+    return 1;
+}
+
+/* The stream returned last, s, moved on (rc: stream_advance_to's, e: where its record went): its
+ * record when it is still the smallest head, else s goes back into the heap (its record waits in
+ * s->ev) and the heap's top comes next. */
+static inline __attribute__((always_inline)) int merge_after(struct cmt_dump *d, struct cmt_stream *s, int rc,
+                                                             struct cmt_event *e, const struct cmt_event **ev) {
+    if (rc > 0 &&
+        (!d->have_bound || e->seq < d->bound_seq || (e->seq == d->bound_seq && s->writer < d->bound_writer))) {
+        *ev = e; /* still the smallest head: the heap is unchanged */
+        return 1;
+    }
+    if (rc > 0 && e != &s->ev) { /* another writer's record comes first: this one waits in s->ev */
+        if (s->cold_set) {
+            reset_event(&s->ev);
+            s->cold_set = 0;
+        }
+        cmt_event_copy_hot(&s->ev, e);
+    }
+    if (rc == 0) d->heap[0] = d->heap[--d->nheap];
+    if (d->nheap) sift_down(d, 0);
+    d->last = (size_t)-1;
+    return merge_top(d, ev);
+}
+
+/* The merge; hot: where the stream returned last may decode its next ALLOC or FREE (see
+ * cmt_dump_next_hot; &that stream's ev otherwise). */
+static inline __attribute__((always_inline)) int next_merged_to(struct cmt_dump *d, struct cmt_event *hot,
+                                                                const struct cmt_event **ev) {
     if (d->corrupt) return -1;
     if (!d->started) {
         d->started = 1;
@@ -1058,22 +1113,39 @@ static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
             sift_down(d, i);
     } else if (d->last != (size_t)-1) {
         struct cmt_stream *s = &d->streams[d->last];
-        int rc = stream_advance(d, s);
+        struct cmt_event *e = NULL;
+        int rc = stream_advance_to(d, s, hot ? hot : &s->ev, &e);
         if (rc < 0) return -1;
-        if (rc > 0 && (!d->have_bound || s->ev.seq < d->bound_seq ||
-                       (s->ev.seq == d->bound_seq && s->writer < d->bound_writer))) {
-            *ev = &s->ev; /* still the smallest head: the heap is unchanged */
-            return 1;
-        }
-        if (rc == 0) d->heap[0] = d->heap[--d->nheap];
-        if (d->nheap) sift_down(d, 0);
-        d->last = (size_t)-1;
+        return merge_after(d, s, rc, e, ev);
     }
-    if (!d->nheap) return 0;
-    d->last = d->heap[0];
-    set_bound(d);
-    *ev = &d->streams[d->last].ev;
-    return 1;
+    return merge_top(d, ev);
+}
+
+static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
+    return next_merged_to(d, NULL, ev);
+}
+
+static __attribute__((noinline)) int next_hot_slow(struct cmt_dump *d, struct cmt_event *slot,
+                                                   const struct cmt_event **ev) {
+    if (d->follow) return cmt_dump_next(d, ev);
+    return next_merged_to(d, slot, ev); /* a PYCODE (for note_pycode) never goes into the slot */
+}
+
+/* The usual case first, apart from the rest (which needs more registers, saved on every call): an
+ * ALLOC or FREE in the middle of the block of the stream returned last. */
+int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct cmt_event **ev) {
+    size_t last = d->last;
+    if (__builtin_expect(last != (size_t)-1 && d->started && !d->corrupt && !d->follow, 1)) {
+        struct cmt_stream *s = &d->streams[last];
+        const uint8_t *p = s->c.p;
+        unsigned t = s->open && !s->done && s->c.end - p >= FAST_ROOM ? *p : 0;
+        uint64_t off = s->block_off + (uint64_t)(p - s->base), sd, td;
+        if ((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && fast_record(s, t, off, &sd, &td, slot, 1)) {
+            if (stream_commit(d, s, slot, t, off, sd, td) < 0) return -1;
+            return merge_after(d, s, 1, slot, ev);
+        }
+    }
+    return next_hot_slow(d, slot, ev);
 }
 
 /* ---- follow mode ---- */

@@ -45,10 +45,10 @@ struct cmt_event {
     /* STACK MODULE_LOAD MODULE_UNLOAD API_NAME: the id defined */
     uint64_t id;
     uint32_t nframes;
-    const uint64_t *frames; /* STACK: nframes addresses (owned by the reader, valid with the event) */
-    uint32_t npy;           /* STACK: Python frames, innermost first (0 in 1.x dumps) */
+    const uint64_t *frames;           /* STACK: nframes addresses (owned by the reader, valid with the event) */
+    uint32_t npy;                     /* STACK: Python frames, innermost first (0 in 1.x dumps) */
     const struct cmt_pyframe_rec *py; /* npy frames (owned by the reader, valid with the event) */
-    uint64_t first_line;    /* PYCODE (id in id, file in str1, qualified name in str2) */
+    uint64_t first_line;              /* PYCODE (id in id, file in str1, qualified name in str2) */
     /* DEVICE */
     uint64_t total; /* total_bytes */
     uint8_t uuid[16];
@@ -104,6 +104,45 @@ unsigned cmt_dump_blocks(const struct cmt_dump *d); /* blocks with a valid magic
 /* Iterates the merged records. Returns 1 with *ev set (valid until the next call), 0 at the end,
  * -1 when the dump is corrupt (cmt_dump_error() says where). */
 int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev);
+/* cmt_dump_next that may decode the record into the caller's slot: an ALLOC or FREE that follows the
+ * previous record in its writer's block (nearly all of them) is written straight into the fields of
+ * *slot up to result (CMT_EVENT_HOT_SIZE; the other fields of *slot are left as they were: nobody
+ * reads them for those types) and *ev is slot; any other record is returned as cmt_dump_next returns
+ * it (*ev points into the reader). Same records, same order as cmt_dump_next. */
+int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct cmt_event **ev);
+/* ALLOC, FREE and RETRACK carry nothing past result: these first bytes of an event hold them. */
+#define CMT_EVENT_HOT_SIZE offsetof(struct cmt_event, id)
+
+/* Copies the fields of e up to result into c, field by field, each through a register: a load of
+ * the same size as the store that wrote the field (the reader, just before) is forwarded from the
+ * store buffer, where memcpy's 16-byte loads across two 8-byte stores stalled until the stores
+ * reached the cache. */
+#define CMT_HOT_FIELD(c, e, f)                                                                                         \
+    do {                                                                                                               \
+        __typeof__((e)->f + 0) v_ = (e)->f;                                                                            \
+        __asm__("" : "+r"(v_));                                                                                        \
+        (c)->f = v_;                                                                                                   \
+    } while (0)
+static inline void cmt_event_copy_hot(struct cmt_event *c, const struct cmt_event *e) {
+    _Static_assert(offsetof(struct cmt_event, result) + sizeof e->result == CMT_EVENT_HOT_SIZE,
+                   "cmt_event_copy_hot copies every field before id");
+    CMT_HOT_FIELD(c, e, type);
+    CMT_HOT_FIELD(c, e, writer);
+    CMT_HOT_FIELD(c, e, offset);
+    CMT_HOT_FIELD(c, e, seq);
+    CMT_HOT_FIELD(c, e, time_ns);
+    CMT_HOT_FIELD(c, e, api);
+    CMT_HOT_FIELD(c, e, kind);
+    CMT_HOT_FIELD(c, e, flags);
+    CMT_HOT_FIELD(c, e, device);
+    CMT_HOT_FIELD(c, e, ptr);
+    CMT_HOT_FIELD(c, e, size);
+    CMT_HOT_FIELD(c, e, granted);
+    CMT_HOT_FIELD(c, e, stack);
+    CMT_HOT_FIELD(c, e, ctx);
+    CMT_HOT_FIELD(c, e, result);
+}
+
 /* Starts the iteration over (for a second pass). */
 void cmt_dump_rewind(struct cmt_dump *d);
 const char *cmt_dump_error(const struct cmt_dump *d);
@@ -125,10 +164,10 @@ const struct cmt_pycode *cmt_dump_pycode(const struct cmt_dump *d, uint64_t id);
 enum cmt_frame_kind { CMT_FRAME_NATIVE, CMT_FRAME_PYTHON };
 struct cmt_frame {
     enum cmt_frame_kind kind;
-    int eval;       /* native: an eval-loop frame whose Python frames come just before it */
-    uint64_t addr;  /* native: return address */
-    uint64_t code;  /* python: PYCODE id */
-    uint64_t line;  /* python: line (0: unknown) */
+    int eval;      /* native: an eval-loop frame whose Python frames come just before it */
+    uint64_t addr; /* native: return address */
+    uint64_t code; /* python: PYCODE id */
+    uint64_t line; /* python: line (0: unknown) */
 };
 size_t cmt_stack_frames(const struct cmt_event *stack, struct cmt_frame *out, size_t max, int keep_eval);
 

@@ -48,40 +48,8 @@ static void sort_devs(struct cmt_replay *r) {
 #define LOOKAHEAD 16
 #define PREFETCH_MIN_SLOTS 16384
 
-/* ALLOC, FREE and RETRACK carry nothing past these fields (reader.h): queued, they are copied this far */
-#define HOT_PREFIX offsetof(struct cmt_event, id)
 static inline int hot_event(unsigned type) {
     return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
-}
-
-/* Copies the hot prefix of e into c field by field, each through a register: a load of the same
- * size as the store that wrote the field (the reader just did) is forwarded from the store buffer,
- * where memcpy's 16-byte loads across two 8-byte stores stalled until the stores reached the cache
- * (a sixth of the replay's time at 100 k live). */
-#define HOT_FIELD(c, e, f)                                                                                             \
-    do {                                                                                                               \
-        __typeof__((e)->f + 0) v_ = (e)->f;                                                                            \
-        __asm__("" : "+r"(v_));                                                                                        \
-        (c)->f = v_;                                                                                                   \
-    } while (0)
-static inline void copy_hot(struct cmt_event *c, const struct cmt_event *e) {
-    _Static_assert(offsetof(struct cmt_event, result) + sizeof e->result == HOT_PREFIX,
-                   "copy_hot copies every field before id");
-    HOT_FIELD(c, e, type);
-    HOT_FIELD(c, e, writer);
-    HOT_FIELD(c, e, offset);
-    HOT_FIELD(c, e, seq);
-    HOT_FIELD(c, e, time_ns);
-    HOT_FIELD(c, e, api);
-    HOT_FIELD(c, e, kind);
-    HOT_FIELD(c, e, flags);
-    HOT_FIELD(c, e, device);
-    HOT_FIELD(c, e, ptr);
-    HOT_FIELD(c, e, size);
-    HOT_FIELD(c, e, granted);
-    HOT_FIELD(c, e, stack);
-    HOT_FIELD(c, e, ctx);
-    HOT_FIELD(c, e, result);
 }
 
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
@@ -115,7 +83,10 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     struct cmt_event q[LOOKAHEAD];
     uint64_t hq[LOOKAHEAD]; /* the live-table hash of q's hot records, computed once */
     size_t head = 0, n = 0;
-    int blocked = 0, end = 0, rc = 0;
+    /* stop filling the queue: STOP_BLOCKED while a record not hot_event is queued, STOP_END at the end */
+    enum { STOP_BLOCKED = 1, STOP_END = 2 };
+    unsigned stop = 0;
+    int rc = 0;
     const struct cmt_event *e;
     for (;;) {
         if (!n && t->live.cap < PREFETCH_MIN_SLOTS) { /* small tables: no queue, no copies */
@@ -123,21 +94,23 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             cmt_replay_event(r, e);
             continue;
         }
-        while (n < LOOKAHEAD && !blocked && !end) {
-            if ((rc = cmt_dump_next(d, &e)) <= 0) {
-                end = 1;
-                break;
-            }
+        while (n < LOOKAHEAD && !stop) {
             size_t k = (head + n) % LOOKAHEAD;
             struct cmt_event *c = &q[k];
-            if (hot_event(e->type)) { /* what replay.c reads of them, not the whole ~360 bytes */
-                copy_hot(c, e);
+            /* ALLOC/FREE come decoded in c; what replay.c reads of the others of hot_event (not the
+             * whole ~360 bytes) is copied there */
+            if ((rc = cmt_dump_next_hot(d, c, &e)) <= 0) {
+                stop |= STOP_END;
+                break;
+            }
+            if (hot_event(e->type)) {
+                if (e != c) cmt_event_copy_hot(c, e);
                 hq[k] = cmt_live_hash(c->ptr, c->flags & CMT_FLAG_SPACE_MASK);
                 prefetch_event(r, hq[k]);
             } else {
                 hq[k] = 0; /* not used */
                 *c = *e;
-                blocked = 1;
+                stop |= STOP_BLOCKED;
             }
             n++;
         }
@@ -148,7 +121,7 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
         }
         cmt_replay_event_hashed(r, &q[head], hq[head]);
         head = (head + 1) % LOOKAHEAD;
-        if (!--n) blocked = 0;
+        if (!--n) stop &= ~(unsigned)STOP_BLOCKED;
     }
 }
 

@@ -7,7 +7,8 @@
 # the fields an ALLOC must not carry) are written with 64 KiB blocks (nearly every record takes the
 # fast path) and with 256-byte blocks (most records lie within the fast path's room of a block's
 # end: the checked path), and tests/unit/test_decode prints every field of every event: the two
-# must be the same, line for line. Then the failures the fast path hands to the checked decoder
+# must be the same, line for line, and the same through cmt_dump_next_hot (ALLOC/FREE decoded into
+# the caller's slot). Then the failures the fast path hands to the checked decoder
 # (an 11-byte varint, an allocation past 2^64) must be reported as the checked decoder reports them.
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
@@ -72,6 +73,17 @@ n=$(wc -l <big.out)
 [ "$(grep -c '^2 ' big.out)" -gt 1000 ] || fail "too few FREE records decoded"
 cmp -s big.out small.out || { diff big.out small.out | head -20 >&2; fail "fast and checked decoders differ"; }
 echo "$n records decoded the same in 64 KiB and 256-byte blocks"
+
+# cmt_dump_next_hot (the replay's look-ahead queue): ALLOC/FREE decoded into the caller's slot, the
+# others (and an ALLOC/FREE that waits while the other writer's records come first) from the
+# reader; the same records in the same order, every field up to result written into the slot
+for f in big small; do
+    "$T" --hot $f.cmt >$f.hot.out 2>$f.hot.err || { cat $f.hot.err >&2; fail "test_decode --hot $f.cmt"; }
+    cmp -s big.out $f.hot.out || { diff big.out $f.hot.out | head -20 >&2; fail "cmt_dump_next_hot differs ($f blocks)"; }
+done
+nhot=$(sed -n 's/^hot //p' big.hot.err)
+[ "${nhot:-0}" -gt 1000 ] || fail "only ${nhot:-0} records decoded into the slot (64 KiB blocks)"
+echo "cmt_dump_next_hot: the same records, $nhot of them in the slot"
 
 # what the fast path hands back to the checked decoder: with 64 KiB blocks the records below take
 # the fast path first, with 128-byte blocks (less than its room) the checked one only

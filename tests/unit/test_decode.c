@@ -5,10 +5,15 @@
  * taken when a whole record fits before the end of its block, and the checked one) on the same
  * records laid out in big and in small blocks. It also checks that an ALLOC, FREE or RETRACK
  * carries nothing past its own fields (the fast path clears the others lazily).
- * Usage: test_decode DUMP. Exit 0; 1 when the dump is corrupt (the reader's message on stderr,
- * after the records before it); 4 when an ALLOC/FREE/RETRACK has a stray field; 3 unreadable.
+ * With --hot it reads through cmt_dump_next_hot (the replay's look-ahead queue: ALLOC/FREE decoded
+ * into the caller's slot), the slot filled with 0xa5 bytes before every call, and prints the same
+ * lines (an event in the slot: its fields up to result, the rest zero), then "hot N" on stderr: how
+ * many events came in the slot.
+ * Usage: test_decode [--hot] DUMP. Exit 0; 1 when the dump is corrupt (the reader's message on
+ * stderr, after the records before it); 4 when an ALLOC/FREE/RETRACK has a stray field; 3 unreadable.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "reader.h"
 
@@ -26,15 +31,33 @@ static int cold_clear(const struct cmt_event *e) {
 
 int main(int argc, char **argv) {
     char err[512];
-    if (argc != 2) return 2;
-    struct cmt_dump *d = cmt_dump_open(argv[1], err, sizeof err);
+    int hot = argc == 3 && !strcmp(argv[1], "--hot");
+    if (argc != 2 + hot) return 2;
+    struct cmt_dump *d = cmt_dump_open(argv[1 + hot], err, sizeof err);
     if (!d) {
         fprintf(stderr, "%s\n", err);
         return 3;
     }
     const struct cmt_event *e;
+    struct cmt_event slot, shown;
+    unsigned long long nhot = 0;
     int rc, stray = 0;
-    while ((rc = cmt_dump_next(d, &e)) > 0) {
+    for (;;) {
+        if (hot) {
+            memset(&slot, 0xa5, sizeof slot);
+            rc = cmt_dump_next_hot(d, &slot, &e);
+        } else {
+            rc = cmt_dump_next(d, &e);
+        }
+        if (rc <= 0) break;
+        if (e == &slot) { /* only the fields up to result are the event's */
+            if (e->type != CMT_REC_ALLOC && e->type != CMT_REC_FREE)
+                fprintf(stderr, "record seq %llu: type %u in the slot\n", u(e->seq), e->type), stray = 1;
+            memset(&shown, 0, sizeof shown);
+            memcpy(&shown, &slot, CMT_EVENT_HOT_SIZE);
+            e = &shown;
+            nhot++;
+        }
         printf("%u w%u seq=%llu t=%lld api=%llu kind=%llu flags=%llu dev=%lld ptr=%llu size=%llu granted=%llu "
                "stack=%llu ctx=%llu result=%llu id=%llu n=%u npy=%u line=%llu total=%llu s1=%.*s s2=%.*s h=%llu "
                "op=%llu heap=%llu pool=%llu lt=%llu li=%lld how=%llu st=%lld err=%lld ver=%llu live=%llu "
@@ -55,6 +78,7 @@ int main(int argc, char **argv) {
         }
     }
     if (rc < 0) fprintf(stderr, "%s\n", cmt_dump_error(d));
+    if (hot) fprintf(stderr, "hot %llu\n", nhot);
     cmt_dump_close(d);
     return rc < 0 ? 1 : stray ? 4 : 0;
 }
