@@ -1043,10 +1043,14 @@ static int note_pycode(struct cmt_dump *d, const struct cmt_event *e) {
 
 static int next_follow(struct cmt_dump *d, const struct cmt_event **ev);
 
-int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
-    int rc = d->follow ? next_follow(d, ev) : next_merged(d, ev);
+/* A record the iteration returns: rc as it came, the PYCODE definitions kept on the way. */
+static inline int returned(struct cmt_dump *d, int rc, const struct cmt_event *const *ev) {
     if (rc > 0 && (*ev)->type == CMT_REC_PYCODE && note_pycode(d, *ev) < 0) return -1;
     return rc;
+}
+
+int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev) {
+    return returned(d, d->follow ? next_follow(d, ev) : next_merged(d, ev), ev);
 }
 
 const struct cmt_pycode *cmt_dump_pycode(const struct cmt_dump *d, uint64_t id) {
@@ -1128,7 +1132,7 @@ static int next_merged(struct cmt_dump *d, const struct cmt_event **ev) {
 static __attribute__((noinline)) int next_hot_slow(struct cmt_dump *d, struct cmt_event *slot,
                                                    const struct cmt_event **ev) {
     if (d->follow) return cmt_dump_next(d, ev);
-    return next_merged_to(d, slot, ev); /* a PYCODE (for note_pycode) never goes into the slot */
+    return returned(d, next_merged_to(d, slot, ev), ev); /* a PYCODE never goes into the slot */
 }
 
 /* The usual case first, apart from the rest (which needs more registers, saved on every call): an
@@ -1142,7 +1146,7 @@ int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct c
         uint64_t off = s->block_off + (uint64_t)(p - s->base), sd, td;
         if ((t == CMT_REC_ALLOC || t == CMT_REC_FREE) && fast_record(s, t, off, &sd, &td, slot, 1)) {
             if (stream_commit(d, s, slot, t, off, sd, td) < 0) return -1;
-            return merge_after(d, s, 1, slot, ev);
+            return returned(d, merge_after(d, s, 1, slot, ev), ev); /* another writer's may come first */
         }
     }
     return next_hot_slow(d, slot, ev);

@@ -50,8 +50,10 @@ awk 'BEGIN {
             print "retrack dev=0 ptr=" p " size=" int(rand() * 5000) " kind=1 stack=1 result=" int(rand() * 900) st
         } else if (r < 0.96) {
             print "stack id=" 2 + i " 0x" sprintf("%x", 4096 + i) " 0x" sprintf("%x", 8192 + i) st
-        } else if (r < 0.98) {
+        } else if (r < 0.97) {
             print "info key=k" i " value=v" i st
+        } else if (r < 0.98) {
+            print "pycode id=" ++npy " first=" i " file=/f" i ".py name=fn" i st
         } else {
             print "marker label=m" i " flags=1 domain=d" st
         }
@@ -84,6 +86,9 @@ done
 nhot=$(sed -n 's/^hot //p' big.hot.err)
 [ "${nhot:-0}" -gt 1000 ] || fail "only ${nhot:-0} records decoded into the slot (64 KiB blocks)"
 echo "cmt_dump_next_hot: the same records, $nhot of them in the slot"
+# every PYCODE returned, also by cmt_dump_next_hot (its records come past the slot), is kept
+[ "$(grep -c ' known=1$' big.hot.out)" -gt 10 ] || fail "too few PYCODE records"
+! grep -q ' known=0$' big.out small.out big.hot.out small.hot.out || fail "a PYCODE returned but not kept"
 
 # what the fast path hands back to the checked decoder: with 64 KiB blocks the records below take
 # the fast path first, with 128-byte blocks (less than its room) the checked one only

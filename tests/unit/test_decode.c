@@ -4,7 +4,8 @@
  * tests/cases/analyzer_fastpath.sh can compare the reader's two ALLOC/FREE decoders (the fast one,
  * taken when a whole record fits before the end of its block, and the checked one) on the same
  * records laid out in big and in small blocks. It also checks that an ALLOC, FREE or RETRACK
- * carries nothing past its own fields (the fast path clears the others lazily).
+ * carries nothing past its own fields (the fast path clears the others lazily), and prints with
+ * each PYCODE whether the reader kept its definition (cmt_dump_pycode).
  * With --hot it reads through cmt_dump_next_hot (the replay's look-ahead queue: ALLOC/FREE decoded
  * into the caller's slot), the slot filled with 0xa5 bytes before every call, and prints the same
  * lines (an event in the slot: its fields up to result, the rest zero), then "hot N" on stderr: how
@@ -71,6 +72,8 @@ int main(int argc, char **argv) {
                e->payload_len);
         for (uint32_t i = 0; i < e->nframes; i++)
             printf(" 0x%llx", u(e->frames[i]));
+        if (e->type == CMT_REC_PYCODE) /* the reader keeps each definition it returned */
+            printf(" known=%d", cmt_dump_pycode(d, e->id) != NULL);
         printf("\n");
         if ((e->type == CMT_REC_ALLOC || e->type == CMT_REC_FREE || e->type == CMT_REC_RETRACK) && !cold_clear(e)) {
             fprintf(stderr, "record seq %llu (type %u): a field past result is set\n", u(e->seq), e->type);
