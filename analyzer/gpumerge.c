@@ -38,7 +38,7 @@ static struct cmt_gm_host *host_of(struct cmt_gm *g, const char *host) {
 static int merge_host(const struct cmt_analysis *a, struct cmt_gm_host *h) {
     size_t np = 0;
     for (size_t k = 0; k < h->nm; k++)
-        np += h->m[k].npoints;
+        np += h->m[k].series ? h->m[k].series->n : 0;
     h->v = calloc(np + 1, sizeof *h->v);
     h->peak_live = calloc(h->nm + 1, sizeof *h->peak_live);
     uint64_t *cur = calloc(h->nm + 1, sizeof *cur);
@@ -53,7 +53,7 @@ static int merge_host(const struct cmt_analysis *a, struct cmt_gm_host *h) {
             h->t0 = p->hdr.start_clock_ns;
             h->t0_member = k;
         }
-        const struct cmt_live_series *s = h->m[k].npoints ? series_of(p, h->m[k].device) : NULL;
+        const struct cmt_live_series *s = h->m[k].series;
         if (!s) {
             cur[k] = h->m[k].own_peak; /* no series: its own peak throughout */
             h->base += cur[k];
@@ -93,7 +93,7 @@ int cmt_gm_build(const struct cmt_analysis *a, const char *uuid, struct cmt_gm *
             if (!nm) goto oom;
             h->m = nm;
             const struct cmt_live_series *s = series_of(&a->procs[p], r->devs[i].ordinal);
-            nm[h->nm++] = (struct cmt_gm_member){p, r->devs[i].ordinal, r->devs[i].peak, s ? s->n : 0};
+            nm[h->nm++] = (struct cmt_gm_member){p, r->devs[i].ordinal, r->devs[i].peak, s};
         }
     }
     for (size_t h = 0; h < out->nh; h++)

@@ -18,11 +18,13 @@
 
 struct cmt_analysis;
 
-struct cmt_gm_member { /* a process using the GPU on this host */
-    size_t proc;       /* index into the analysis' procs */
-    int64_t device;    /* the ordinal it saw the GPU as */
-    uint64_t own_peak; /* its own peak on it */
-    size_t npoints;    /* points of its series (0: no series: own_peak throughout) */
+struct cmt_live_series;
+
+struct cmt_gm_member {                    /* a process using the GPU on this host */
+    size_t proc;                          /* index into the analysis' procs */
+    int64_t device;                       /* the ordinal it saw the GPU as */
+    uint64_t own_peak;                    /* its own peak on it */
+    const struct cmt_live_series *series; /* its live bytes over time (NULL: own_peak throughout) */
 };
 
 struct cmt_gm_point { /* one change of one member's live bytes */

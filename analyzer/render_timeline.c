@@ -17,6 +17,7 @@ struct gpu_track {
     uint64_t *total;
     size_t n, next;
     char uuid[48]; /* --follow only: the GPU */
+    uint64_t live; /* --follow only: the (dump, device)'s latest live bytes */
 };
 
 struct cmt_tl_writer {
@@ -35,7 +36,7 @@ struct cmt_tl_writer {
     int gpu_totals;    /* CSV gpu_live_bytes: 0 unknown (empty), 1 a row's own live bytes, 2 tracks, 3 the
                           rows so far (--follow: records as they arrive) */
     struct gpu_track *tracks_gpu;
-    size_t ngt, capgt;
+    size_t ngt, capgt, last_gt; /* last_gt: the track found last (track_of) */
 };
 
 /* Perfetto pids of the per-GPU tracks: above any process's trace pid */
@@ -68,9 +69,14 @@ static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
         snprintf(buf, cap, "%s", row->event);
 }
 
-/* A metadata event ("ph":"M") of process proc: args {"name": str}, or {"sort_index": index}. */
-static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+/* A metadata event ("ph":"M") of trace pid: args {"name": str}, or {"sort_index": index}. */
+static void meta_event_pid(struct cmt_tl_writer *o, uint64_t pid, uint64_t tid, const char *what, const char *str,
                            int64_t index);
+/* The same of process proc (its trace pid). */
+static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+                           int64_t index) {
+    meta_event_pid(o, o->tpid[proc], tid, what, str, index);
+}
 static void meta_event(struct cmt_tl_writer *o, size_t proc, const char *what, const char *str, int64_t index) {
     meta_event_tid(o, proc, 0, what, str, index);
 }
@@ -90,14 +96,14 @@ static void range_track(struct cmt_tl_writer *o, size_t proc, uint32_t writer) {
     meta_event_tid(o, proc, writer, "thread_name", name, 0);
 }
 
-static void meta_event_tid(struct cmt_tl_writer *o, size_t proc, uint64_t tid, const char *what, const char *str,
+static void meta_event_pid(struct cmt_tl_writer *o, uint64_t pid, uint64_t tid, const char *what, const char *str,
                            int64_t index) {
     struct cmt_json *j = &o->j;
     cmt_json_object(j, NULL);
     cmt_json_str(j, "name", what);
     cmt_json_str(j, "ph", "M");
     cmt_json_u64(j, "ts", 0);
-    cmt_json_u64(j, "pid", o->tpid[proc]);
+    cmt_json_u64(j, "pid", pid);
     cmt_json_u64(j, "tid", tid);
     cmt_json_object(j, "args");
     if (str)
@@ -158,29 +164,39 @@ static void perfetto_meta(struct cmt_tl_writer *o, size_t proc, const struct cmt
     meta_event(o, proc, "thread_name", "CUDA memory events", 0);
 }
 
+/* The track of (dump input, device), or NULL. Rows come process after process and mostly on one
+ * device, so the track found last is tried first. */
+static struct gpu_track *track_of(struct cmt_tl_writer *o, size_t input, int64_t device) {
+    for (size_t k = 0; k <= o->ngt; k++) {
+        size_t i = k ? k - 1 : o->last_gt;
+        if (i < o->ngt && o->tracks_gpu[i].input == input && o->tracks_gpu[i].device == device) {
+            o->last_gt = i;
+            return &o->tracks_gpu[i];
+        }
+    }
+    return NULL;
+}
+
 /* --follow: the rows come as the processes write them, so the GPU's total is the sum of the
- * latest live bytes of every (process, device) of its host seen so far. tracks_gpu[].n holds a
- * (process, device)'s latest live bytes there. */
+ * latest live bytes of every (process, device) of its host seen so far. */
 static int arrival_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
     if (!row->uuid) return 1;
-    struct gpu_track *me = NULL;
-    for (size_t i = 0; i < o->ngt && !me; i++)
-        if (o->tracks_gpu[i].input == row->proc && o->tracks_gpu[i].device == row->device) me = &o->tracks_gpu[i];
+    struct gpu_track *me = track_of(o, row->proc, row->device);
     if (!me) {
         if (cmt_grow((void **)&o->tracks_gpu, &o->capgt, o->ngt + 1, sizeof *o->tracks_gpu) != 0) {
             o->out_of_memory = 1;
             return 0;
         }
         me = &o->tracks_gpu[o->ngt++];
-        *me = (struct gpu_track){row->proc, row->device, NULL, 0, 0, ""};
+        *me = (struct gpu_track){.input = row->proc, .device = row->device};
         snprintf(me->uuid, sizeof me->uuid, "%s", row->uuid);
     }
-    me->n = row->live;
+    me->live = row->live;
     *total = 0;
     const char *host = o->a->procs[row->proc].hdr.host;
     for (size_t i = 0; i < o->ngt; i++) {
         const struct gpu_track *t = &o->tracks_gpu[i];
-        if (!strcmp(t->uuid, me->uuid) && !strcmp(o->a->procs[t->input].hdr.host, host)) *total += t->n;
+        if (!strcmp(t->uuid, me->uuid) && !strcmp(o->a->procs[t->input].hdr.host, host)) *total += t->live;
     }
     return 1;
 }
@@ -191,12 +207,8 @@ static int gpu_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint
     if (!row->live_change || row->device < 0 || !o->gpu_totals) return 0;
     *total = row->live; /* a GPU no other process shares (or one without a UUID) */
     if (o->gpu_totals == 3) return arrival_total(o, row, total);
-    for (size_t i = 0; o->gpu_totals == 2 && i < o->ngt; i++) {
-        struct gpu_track *g = &o->tracks_gpu[i];
-        if (g->input != row->proc || g->device != row->device) continue;
-        if (g->next < g->n) *total = g->total[g->next++];
-        break;
-    }
+    struct gpu_track *g = o->gpu_totals == 2 ? track_of(o, row->proc, row->device) : NULL;
+    if (g && g->next < g->n) *total = g->total[g->next++];
     return 1;
 }
 
@@ -218,7 +230,9 @@ int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *o, const struct cmt_analysis 
             o->tracks_gpu = nt;
             for (size_t k = 0; k < H->nm; k++) {
                 struct gpu_track *t = &nt[o->ngt];
-                *t = (struct gpu_track){pre->procs[H->m[k].proc].input, H->m[k].device, NULL, H->m[k].npoints, 0, ""};
+                *t = (struct gpu_track){.input = pre->procs[H->m[k].proc].input,
+                                        .device = H->m[k].device,
+                                        .n = H->m[k].series ? H->m[k].series->n : 0};
                 t->total = calloc(t->n + 1, sizeof *t->total);
                 if (!t->total) {
                     cmt_gm_free(&gm);
@@ -379,21 +393,8 @@ static void perfetto_gpu_tracks(struct cmt_tl_writer *o) {
             snprintf(name, sizeof name, "GPU %s on %s: all processes (%zu)", a->gpus[g].uuid,
                      H->host[0] ? H->host : "?", H->nm);
             snprintf(cname, sizeof cname, "GPU total %s", a->gpus[g].uuid);
-            for (int m = 0; m < 2; m++) {
-                cmt_json_object(j, NULL);
-                cmt_json_str(j, "name", m ? "process_sort_index" : "process_name");
-                cmt_json_str(j, "ph", "M");
-                cmt_json_u64(j, "ts", 0);
-                cmt_json_u64(j, "pid", pid);
-                cmt_json_u64(j, "tid", 0);
-                cmt_json_object(j, "args");
-                if (m)
-                    cmt_json_i64(j, "sort_index", -1000 + (int64_t)(g * 16 + h));
-                else
-                    cmt_json_str(j, "name", name);
-                cmt_json_object_end(j);
-                cmt_json_object_end(j);
-            }
+            meta_event_pid(o, pid, 0, "process_name", name, 0);
+            meta_event_pid(o, pid, 0, "process_sort_index", NULL, -1000 + (int64_t)(g * 16 + h));
             for (size_t i = 0; i <= H->n; i++) { /* the start (members without a series), then each change */
                 const struct cmt_process *p = &a->procs[H->m[i ? H->v[i - 1].member : H->t0_member].proc];
                 int64_t t = i ? H->v[i - 1].t : H->t0;
