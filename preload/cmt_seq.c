@@ -28,11 +28,6 @@ static void fill_slots(void) {
         free_slots[nfree++] = (uint8_t)s;
 }
 
-static uint64_t above(uint64_t c, uint64_t clock) {
-    uint64_t next = (clock >> CMT_SEQ_SLOT_BITS) + 1;
-    return c < next ? next : c;
-}
-
 uint64_t cmt_seq_slow(uint64_t c) {
     struct cmt_tls *t = &cmt_tls;
     if (t->seq_slot == 0) {
@@ -40,7 +35,7 @@ uint64_t cmt_seq_slow(uint64_t c) {
         fill_slots();
         if (nfree) {
             t->seq_slot = free_slots[--nfree];
-            c = above(c, slot_last[t->seq_slot]); /* above its last holder's numbers */
+            c = cmt_seq_above(c, slot_last[t->seq_slot]); /* above its last holder's numbers */
         } else {
             t->seq_slot = CMT_SEQ_SHARED_SLOT;
         }
@@ -53,7 +48,7 @@ uint64_t cmt_seq_slow(uint64_t c) {
     } else {
         uint64_t old = atomic_load_explicit(&shared_clock, memory_order_relaxed);
         do {
-            uint64_t cc = above(c, old);
+            uint64_t cc = cmt_seq_above(c, old);
             if (cc >> (64 - CMT_SEQ_SLOT_BITS)) return 0;
             s = cc << CMT_SEQ_SLOT_BITS | CMT_SEQ_SHARED_SLOT;
         } while (

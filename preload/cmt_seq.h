@@ -36,6 +36,12 @@ uint64_t cmt_seq_def_after(uint64_t floor, int64_t now) CMT_STATE_HIDDEN;
 void cmt_seq_thread_exit(void) CMT_STATE_HIDDEN;
 void cmt_seq_fork_child(void) CMT_STATE_HIDDEN;
 
+/* The clock c, raised past the clock of number n when it is not already. */
+static inline uint64_t cmt_seq_above(uint64_t c, uint64_t n) {
+    uint64_t next = (n >> CMT_SEQ_SLOT_BITS) + 1;
+    return c < next ? next : c;
+}
+
 /* The number of an event at time now ordered after floor (a clock stored by an earlier event; 0:
  * none). 0 when no number is left (after 2^(64 - CMT_SEQ_SLOT_BITS) ns: the event is dropped). */
 static inline uint64_t cmt_seq_after(uint64_t floor, int64_t now) {
@@ -43,8 +49,7 @@ static inline uint64_t cmt_seq_after(uint64_t floor, int64_t now) {
     uint64_t f = floor > t->seq_last ? floor : t->seq_last;
     uint64_t g = atomic_load_explicit(&cmt_seq_floor, memory_order_relaxed);
     if (g > f) f = g;
-    uint64_t c = now > cmt_seq_base ? (uint64_t)(now - cmt_seq_base) : 0, next = (f >> CMT_SEQ_SLOT_BITS) + 1;
-    if (c < next) c = next;
+    uint64_t c = cmt_seq_above(now > cmt_seq_base ? (uint64_t)(now - cmt_seq_base) : 0, f);
     uint32_t slot = t->seq_slot;
     if (__builtin_expect(slot - 1 >= CMT_SEQ_SHARED_SLOT - 1 || (c >> (64 - CMT_SEQ_SLOT_BITS)) != 0, 0))
         return cmt_seq_slow(c);
