@@ -3303,8 +3303,6 @@ static CUresult fk_begin_capture_future(CUstream s, CUstreamCaptureMode m)
     return fk_begin_capture(s);
 }
 
-static CUresult fk_stream_destroy_future(CUstream s) { return fk_stream_destroy(s); }
-
 static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t flags,
                            CUdriverProcAddressQueryResult *status)
 {
@@ -3312,7 +3310,7 @@ static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t 
     if (sym && pfn && version >= 14000 && getenv("FAKECUDA_FUTURE_VARIANT"))
         future = !strcmp(sym, "cuMemAlloc")             ? (void *)fk_cuMemAlloc_future
                  : !strcmp(sym, "cuStreamBeginCapture") ? (void *)fk_begin_capture_future
-                 : !strcmp(sym, "cuStreamDestroy")      ? (void *)fk_stream_destroy_future
+                 : !strcmp(sym, "cuStreamDestroy")      ? (void *)fk_stream_destroy
                                                         : NULL;
     if (future) {
         *pfn = future;
