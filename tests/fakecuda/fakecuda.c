@@ -97,6 +97,7 @@ struct fk_stream {
 struct fk_event {
     int magic;
     struct fk_graph *capture; /* recorded in a capturing stream: waiting on it joins the capture */
+    struct fk_stream *src;    /* that stream: the capture is joined only while it still captures into it */
 };
 
 struct fk_vmm {            /* a physical allocation made by cuMemCreate; handle = its address */
@@ -2167,15 +2168,20 @@ static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into)
     struct fk_stream *st = fk_stream_of(s);
     if (!st)
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* the legacy / per-thread stream */
+    CUresult rc = CUDA_SUCCESS;
+    struct fk_graph *g = NULL;
+    pthread_mutex_lock(&fk_lock); /* as fk_end_capture and fk_stream_wait_event write capturing/graph */
     if (st->capturing)
-        return CUDA_ERROR_ILLEGAL_STATE;
-    struct fk_graph *g = into ? into : calloc(1, sizeof *g);
-    if (!g)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    g->magic = FK_MAGIC_GRAPH;
-    st->graph = g;
-    st->capturing = 1;
-    return CUDA_SUCCESS;
+        rc = CUDA_ERROR_ILLEGAL_STATE;
+    else if (!(g = into ? into : calloc(1, sizeof *g)))
+        rc = CUDA_ERROR_OUT_OF_MEMORY;
+    else {
+        g->magic = FK_MAGIC_GRAPH;
+        st->graph = g;
+        st->capturing = 1;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return rc;
 }
 
 static CUresult fk_begin_capture(CUstream s) { return fk_begin_capture_into(s, NULL); }
@@ -2216,9 +2222,9 @@ static CUresult fk_end_capture(CUstream s, CUgraph *pg)
             j->capturing = j->joined = 0;
             j->graph = NULL;
         }
-    pthread_mutex_unlock(&fk_lock);
     st->capturing = 0;
     st->graph = NULL;
+    pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
 
@@ -2477,7 +2483,9 @@ FK_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 }
 
 /* Recorded in a capturing stream, the event is a node of that capture: a stream that waits on it
- * joins the capture (cross-stream dependencies), until the capture ends. */
+ * joins the capture (cross-stream dependencies), until the capture ends: only while the recording
+ * stream is alive and still capturing into the same graph (streams are recycled, never freed, so
+ * ev->src stays readable after a destroy). */
 static CUresult fk_event_record(CUevent e, CUstream s)
 {
     NEED_INIT();
@@ -2485,7 +2493,10 @@ static CUresult fk_event_record(CUevent e, CUstream s)
     if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     struct fk_stream *st = fk_stream_of(s);
-    ev->capture = st && st->capturing ? st->graph : NULL;
+    pthread_mutex_lock(&fk_lock);
+    ev->src = st && st->capturing ? st : NULL;
+    ev->capture = ev->src ? st->graph : NULL;
+    pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
 
@@ -2496,10 +2507,14 @@ static CUresult fk_stream_wait_event(CUstream s, CUevent e)
     if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     struct fk_stream *st = fk_stream_of(s);
-    if (ev->capture && st && !st->capturing) {
+    pthread_mutex_lock(&fk_lock);
+    struct fk_stream *src = ev->src;
+    if (ev->capture && src && src->magic == FK_MAGIC_STREAM && src->capturing && src->graph == ev->capture && st &&
+        !st->capturing) {
         st->graph = ev->capture;
         st->capturing = st->joined = 1;
     }
+    pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
 
@@ -3288,8 +3303,6 @@ static CUresult fk_begin_capture_future(CUstream s, CUstreamCaptureMode m)
     return fk_begin_capture(s);
 }
 
-static CUresult fk_stream_destroy_future(CUstream s) { return fk_stream_destroy(s); }
-
 static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t flags,
                            CUdriverProcAddressQueryResult *status)
 {
@@ -3297,7 +3310,7 @@ static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t 
     if (sym && pfn && version >= 14000 && getenv("FAKECUDA_FUTURE_VARIANT"))
         future = !strcmp(sym, "cuMemAlloc")             ? (void *)fk_cuMemAlloc_future
                  : !strcmp(sym, "cuStreamBeginCapture") ? (void *)fk_begin_capture_future
-                 : !strcmp(sym, "cuStreamDestroy")      ? (void *)fk_stream_destroy_future
+                 : !strcmp(sym, "cuStreamDestroy")      ? (void *)fk_stream_destroy
                                                         : NULL;
     if (future) {
         *pfn = future;

@@ -128,7 +128,14 @@ static void capture(const char *variant)
     FAKE_CU(cuStreamEndCapture(b, &g));
     FAKE_CU(cuStreamIsCapturing(c, &st));
     fake_check(st == CU_STREAM_CAPTURE_STATUS_NONE);
+    CUstream d = stream_on(0); /* e was recorded in a capture that has ended: waiting on it joins nothing */
+    FAKE_CU(cuStreamWaitEvent(d, e, 0));
+    FAKE_CU(cuStreamIsCapturing(d, &st));
+    fake_check(st == CU_STREAM_CAPTURE_STATUS_NONE);
     FAKE_CU(cuGraphDestroy(g));
+    FAKE_CU(cuStreamWaitEvent(d, e, 0)); /* nor once its graph is destroyed */
+    FAKE_CU(cuStreamIsCapturing(d, &st));
+    fake_check(st == CU_STREAM_CAPTURE_STATUS_NONE);
     leak_on(c, 0, 8 * KB); /* the capture ended: memory again */
     leak_on(a, 0, 12 * KB);
     FAKE_CU(cuEventDestroy(e));

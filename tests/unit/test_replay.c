@@ -232,54 +232,151 @@ static void test_leak_at_exit(void) {
     cmt_replay_free(&r);
 }
 
-/* The memos before the (stack, device) and (context, kind) maps (replay_internal.h, 64 slots each):
- * 1500 (stack, device) pairs and 80 (context, kind) pairs, allocated round robin so that the memo
- * slots are fought over all the time, must still give every allocation its own counter and
- * context: each leak row (stack, device, kind, at) holds exactly the bytes of its allocations, and a
- * teardown of one context ends exactly that context's. */
-#define MEMO_STACKS 500
+/* The memos before the (stack, device) and (context, kind) maps (replay_internal.h, 64 slots each)
+ * must compare both parts of their key. Besides a round robin churn that fights over the slots all
+ * the time, entries that share a memo slot (cmt_memo_slot) and differ in only ONE key part are
+ * allocated one right after the other: the same stack on devices 0 and 37, two stacks on one
+ * device, the same kind in two contexts, the same context with two kinds. A memo that compares only
+ * half its key hands the second the first's counter or context. Every allocation must keep its own:
+ * each leak row (stack, device, kind, at) holds exactly the bytes of its allocations, and a teardown
+ * of a context ends exactly that context's. */
+#define MEMO_STACKS 4000 /* stack ids 1..MEMO_STACKS */
 #define MEMO_DEVS 3
+#define MEMO_KINDS 4
 #define MEMO_CTXS 40
+static const int64_t memo_dev[MEMO_DEVS] = {0, 37, 2};
+/* 240: a kind this reader does not know (a newer writer's), which the replay keeps as it is. With
+ * the kinds it knows (< 10) one context never puts two kinds in one slot; with 240 it does. */
+static const uint8_t memo_kind[MEMO_KINDS] = {CMT_KIND_DEVICE, CMT_KIND_MANAGED, CMT_KIND_ASYNC, 240};
+static uint64_t memo_want[MEMO_STACKS + 1][MEMO_DEVS][MEMO_KINDS][2]; /* [stack][dev][kind][at: 0 exit, 1 teardown] */
+static uint64_t memo_torn[256];                                       /* the contexts torn down */
+static size_t memo_ntorn;
+static unsigned memo_n;
+
+static int memo_is_torn(uint64_t ctx) {
+    for (size_t i = 0; i < memo_ntorn; i++)
+        if (memo_torn[i] == ctx) return 1;
+    return 0;
+}
+
+/* An allocation of (stack, memo_dev[dv]) in (ctx, memo_kind[kind]); its bytes are expected in the
+ * row of its context's fate, so contexts are marked torn (memo_torn) before any allocation. */
+static void memo_alloc(struct cmt_replay *r, unsigned stack, unsigned dv, uint64_t ctx, unsigned kind) {
+    struct cmt_event e = an_ev(CMT_REC_ALLOC);
+    unsigned i = memo_n++;
+    e.device = memo_dev[dv];
+    e.ptr = 0x100000 + (uint64_t)i * 0x1000;
+    e.size = e.granted = 1 + i % 97;
+    e.stack = stack;
+    e.ctx = ctx;
+    e.kind = memo_kind[kind];
+    cmt_replay_event(r, &e);
+    memo_want[stack][dv][kind][memo_is_torn(ctx)] += e.size;
+}
+
 static void test_memo_collisions(void) {
     struct cmt_replay r;
+    struct idx_memo probe[MEMO_SLOTS];
     CHECK(cmt_replay_init(&r, 10) == 0);
-    static uint64_t want[MEMO_STACKS][MEMO_DEVS][2][2]; /* [stack][dev][kind][at: 0 exit, 1 teardown] */
-    memset(want, 0, sizeof want);
+    memset(memo_want, 0, sizeof memo_want);
+    memo_ntorn = 0;
+    memo_n = 0;
     for (int dv = 0; dv < MEMO_DEVS; dv++)
-        an_device(&r, dv, (uint8_t)(0x40 + dv));
+        an_device(&r, memo_dev[dv], (uint8_t)(0x40 + dv));
+#define SLOT(a, b) (cmt_memo_slot(probe, (a), (b)) - probe)
+    /* contexts: churn 0xc0000 + c * 0x100 (c < MEMO_CTXS; c == 5 torn down); the context pairs
+     * 0xd00000 + j (the first of each pair torn down); the kind pairs 0xe00000 + j */
+    memo_torn[memo_ntorn++] = 0xc0000 + 5 * 0x100;
+    uint64_t cpair[64][2];
+    size_t ncpair = 0;
+    for (uint64_t c1 = 0xd00000; c1 < 0xd00000 + 4000 && ncpair < 64; c1++)
+        for (uint64_t c2 = c1 + 1; c2 < c1 + 200; c2++) {
+            unsigned k = (unsigned)(c1 % MEMO_KINDS);
+            if (SLOT(c1, memo_kind[k]) != SLOT(c2, memo_kind[k])) continue;
+            int used = 0;
+            for (size_t j = 0; j < ncpair; j++)
+                used |= cpair[j][0] == c1 || cpair[j][1] == c1 || cpair[j][0] == c2 || cpair[j][1] == c2;
+            if (used) continue;
+            cpair[ncpair][0] = c1;
+            cpair[ncpair][1] = c2;
+            memo_torn[memo_ntorn++] = c1;
+            ncpair++;
+            break;
+        }
+    CHECK(ncpair == 64);
+
+    /* the churn: stacks 1..500 round robin over the three devices, 40 contexts, 2 kinds */
     for (unsigned i = 0; i < 20000; i++) {
-        unsigned st = (i * 7) % MEMO_STACKS, dv = (i / 5) % MEMO_DEVS, c = (i * 3) % MEMO_CTXS, kind = (i / 3) % 2;
-        struct cmt_event e = an_ev(CMT_REC_ALLOC);
-        e.device = dv;
-        e.ptr = 0x100000 + (uint64_t)i * 0x1000;
-        e.size = e.granted = 1 + i % 97;
-        e.stack = 1 + st;
-        e.ctx = 0xc0000 + (uint64_t)c * 0x100;
-        e.kind = kind ? CMT_KIND_MANAGED : CMT_KIND_DEVICE;
-        cmt_replay_event(&r, &e);
-        want[st][dv][kind][c == 5] += e.size;
+        unsigned st = 1 + (i / 6) % 500, dv = i % MEMO_DEVS, c = (i * 3) % MEMO_CTXS, kind = (i / 3) % 2;
+        memo_alloc(&r, st, dv, 0xc0000 + (uint64_t)c * 0x100, kind);
     }
-    struct cmt_event td = an_ev(CMT_REC_TEARDOWN);
-    td.device = 0;
-    td.ctx = 0xc0000 + 5 * 0x100;
-    cmt_replay_event(&r, &td);
+    /* the same stack on devices 0 and 37 (index 1), in one slot, one after the other (both orders) */
+    unsigned ndevpairs = 0;
+    for (unsigned st = 1; st <= MEMO_STACKS; st++)
+        if (SLOT(st, 0) == SLOT(st, 37)) {
+            unsigned first = ndevpairs++ % 2;
+            memo_alloc(&r, st, first, 0xc0000, 0);
+            memo_alloc(&r, st, !first, 0xc0000, 0);
+        }
+    CHECK(ndevpairs > 100);
+    /* two stacks on one device, in one slot, one after the other */
+    unsigned nstackpairs = 0;
+    for (unsigned dv = 0; dv < MEMO_DEVS; dv++) {
+        unsigned last[MEMO_SLOTS] = {0};
+        for (unsigned st = 1; st <= MEMO_STACKS; st++) {
+            size_t s = SLOT(st, (uint64_t)memo_dev[dv]);
+            if (last[s]) {
+                memo_alloc(&r, last[s], dv, 0xc0100, 1);
+                memo_alloc(&r, st, dv, 0xc0100, 1);
+                nstackpairs++;
+            }
+            last[s] = st;
+        }
+    }
+    CHECK(nstackpairs > 1000);
+    /* the same kind in two contexts, in one slot, one after the other (a stack of its own each) */
+    unsigned st = 1;
+    for (size_t j = 0; j < ncpair; j++) {
+        unsigned k = (unsigned)(cpair[j][0] % MEMO_KINDS);
+        memo_alloc(&r, st++, j % MEMO_DEVS, cpair[j][0], k);
+        memo_alloc(&r, st++, j % MEMO_DEVS, cpair[j][1], k);
+    }
+    /* the same context with two kinds, in one slot, one after the other (a stack of its own each) */
+    unsigned nkindpairs = 0;
+    for (uint64_t c = 0xe00000; c < 0xe00000 + 400; c++)
+        for (unsigned k1 = 0; k1 < MEMO_KINDS; k1++)
+            for (unsigned k2 = 0; k2 < MEMO_KINDS; k2++)
+                if (k1 != k2 && SLOT(c, memo_kind[k1]) == SLOT(c, memo_kind[k2])) {
+                    memo_alloc(&r, st++, nkindpairs % MEMO_DEVS, c, k1);
+                    memo_alloc(&r, st++, nkindpairs % MEMO_DEVS, c, k2);
+                    nkindpairs++;
+                }
+    CHECK(nkindpairs > 100);
+    CHECK(st <= MEMO_STACKS);
+#undef SLOT
+
+    for (size_t i = 0; i < memo_ntorn; i++) {
+        struct cmt_event td = an_ev(CMT_REC_TEARDOWN);
+        td.device = 0;
+        td.ctx = memo_torn[i];
+        cmt_replay_event(&r, &td);
+    }
     an_exit(&r);
     cmt_replay_finish(&r);
     size_t rows = 0;
-    for (unsigned st = 0; st < MEMO_STACKS; st++)
+    for (unsigned s = 1; s <= MEMO_STACKS; s++)
         for (unsigned dv = 0; dv < MEMO_DEVS; dv++)
-            for (unsigned kind = 0; kind < 2; kind++)
+            for (unsigned kind = 0; kind < MEMO_KINDS; kind++)
                 for (int at = 0; at < 2; at++) {
-                    if (!want[st][dv][kind][at]) continue;
+                    if (!memo_want[s][dv][kind][at]) continue;
                     rows++;
-                    uint64_t k = kind ? CMT_KIND_MANAGED : CMT_KIND_DEVICE;
                     int a = at ? CMT_AT_TEARDOWN : CMT_AT_EXIT;
                     const struct cmt_leak *l = NULL;
                     for (size_t i = 0; i < r.nleaks && !l; i++)
-                        if (r.leaks[i].stack == 1 + st && r.leaks[i].device == (int64_t)dv && r.leaks[i].kind == k &&
-                            r.leaks[i].at == a)
+                        if (r.leaks[i].stack == s && r.leaks[i].device == memo_dev[dv] &&
+                            r.leaks[i].kind == memo_kind[kind] && r.leaks[i].at == a)
                             l = &r.leaks[i];
-                    CHECK(l && l->bytes == want[st][dv][kind][at]);
+                    CHECK(l && l->bytes == memo_want[s][dv][kind][at]);
                 }
     CHECK(r.nleaks == rows);
     cmt_replay_free(&r);

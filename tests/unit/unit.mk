@@ -16,7 +16,8 @@ $(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/reader.c analyzer
 	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/reader.c analyzer/util.c -o $@
 
 $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c preload/cmt_python.h \
-		preload/cmt_internal.h preload/cmt_seq.h preload/cmt_state.h include/cmt_format.h
+		preload/cmt_internal.h preload/cmt_seq.h preload/cmt_state.h preload/cmt_writer.h preload/cmt_records.h \
+		include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c \
 		-o $@ -lpthread
