@@ -6,6 +6,7 @@
 #include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cmt_internal.h"
 #include "cmt_records.h"
@@ -167,8 +168,10 @@ struct sc_entry {
  * (ST_SETS x ST_WAYS, LRU per set). A call loads the slots of each layout of its key (independent
  * loads), hashes the values with the layout's serial, and takes the stack whose frames equal the
  * values word for word. Each stack is entered under its own layout only. Bounded: about 1 MiB per
- * thread with the call-site cache and the frame sizes, allocated with the thread's first stack
- * (calloc: pages are touched as used). */
+ * thread with the call-site cache and the frame sizes, mapped with the thread's first stack
+ * (anonymous pages, touched as used; mmap rather than malloc, so that freeing a block this size
+ * never moves glibc's dynamic mmap and trim thresholds, which the application's own allocations
+ * depend on). */
 
 #define LY_SETS 512
 #define LY_WAYS 4
@@ -222,7 +225,12 @@ static __thread struct {
 static pthread_key_t sc_key;
 static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
 static void sc_free(void *p) {
-    free(p);
+    munmap(p, sizeof(struct tcache));
+}
+
+static struct tcache *tc_map(void) {
+    void *p = mmap(NULL, sizeof(struct tcache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
 static void sc_make_key(void) {
     pthread_key_create(&sc_key, sc_free);
@@ -234,14 +242,9 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     if (CMT_UNLIKELY(sc.gen != gen || sc.epoch != epoch)) {
         sc.gen = gen;
         sc.epoch = epoch;
-        if (sc.t) { /* fresh zero pages rather than a memset that would touch all of them */
-            struct tcache *t = calloc(1, sizeof *t);
-            free(sc.t);
-            sc.t = t;
-            sc.e = t ? t->e : NULL;
-            sc.state = t ? 1 : -1;
-            pthread_setspecific(sc_key, t);
-        }
+        /* zeroed in place: MADV_DONTNEED drops the pages (a private anonymous mapping reads back
+         * zero-filled) rather than a memset that would touch all of them */
+        if (sc.t && madvise(sc.t, sizeof *sc.t, MADV_DONTNEED) != 0) memset(sc.t, 0, sizeof *sc.t);
     }
     if (CMT_UNLIKELY(sc.state == 0)) {
         pthread_attr_t a;
@@ -252,12 +255,12 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
             if (pthread_attr_getstack(&a, &addr, &size) == 0) {
                 sc.lo = (uintptr_t)addr;
                 sc.hi = (uintptr_t)addr + size;
-                sc.t = calloc(1, sizeof *sc.t);
+                sc.t = tc_map();
                 if (sc.t) {
                     sc.e = sc.t->e;
                     sc.state = 1;
                     pthread_once(&sc_once, sc_make_key);
-                    pthread_setspecific(sc_key, sc.t); /* freed when the thread exits */
+                    pthread_setspecific(sc_key, sc.t); /* unmapped when the thread exits */
                 }
             }
             pthread_attr_destroy(&a);
