@@ -599,8 +599,9 @@ static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
 }
 
 void cmt_stacks_fork_child(void) {
-    sc.gen = 0; /* the forking thread's call-site caches: ids restart in the child */
-    if (sc.t) memset(sc.t, 0, sizeof *sc.t);
+    /* the forking thread's call-site caches (ids restart in the child): the generation's change
+     * makes sc_lookup zero them on their next use */
+    sc.gen = 0;
     /* entries stay allocated (another thread may have been inside a table at fork); the ids and
      * the definitions start again in the child's own dump */
     stripes_init();
