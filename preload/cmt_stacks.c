@@ -426,7 +426,22 @@ static struct fsize *fs_find(uintptr_t ip, bool add) {
         if (e->ip == ip) return e;
         if (!e->ip) return add ? e : NULL;
     }
-    return add ? &fs[h] : NULL; /* full: the home slot is taken over */
+    if (!add) return NULL;
+    /* full: the first slot with a fixed size is taken over; a size marked varying is kept (forgotten,
+     * it could be learned again and served) */
+    for (uint32_t i = 0; i < FS_PROBE; i++) {
+        struct fsize *e = &fs[(h + i) & (FS_SLOTS - 1)];
+        if (e->words) return e;
+    }
+    return NULL;
+}
+
+/* A frame size was seen to change: the layouts and call-site entries already derived from the old
+ * size stop serving (rare: cleared outright). Stacks under the old layouts' serials are never
+ * reached again (serials are not reused) and age out of their sets. */
+static void sc_forget_layouts(void) {
+    memset(sc.t->e, 0, sizeof sc.t->e);
+    memset(sc.t->ly, 0, sizeof sc.t->ly);
 }
 
 /* Learns the frame sizes of the n return addresses frames[] (frames[0] == the call site's, at sp - 1
@@ -440,16 +455,24 @@ static bool fs_learn(const uintptr_t *frames, uint32_t n, uintptr_t sp) {
     if ((uint32_t)(got - skip) < n || slot[skip] != (const uintptr_t *)sp - 1) return false;
     for (uint32_t i = 0; i < n; i++)
         if (ip[skip + i] != frames[i] || !slot[skip + i]) return false;
+    bool ok = true, varied = false;
     for (uint32_t i = 0; i + 1 < n; i++) {
         const uintptr_t *a = slot[skip + i], *b = slot[skip + i + 1];
-        if (b <= a || b - a > UINT16_MAX) return false;
+        if (b <= a || b - a > UINT16_MAX) {
+            ok = false;
+            break;
+        }
         struct fsize *e = fs_find(frames[i], true);
+        if (!e) continue; /* the probe window holds only sizes marked varying */
         if (e->ip != frames[i])
             *e = (struct fsize){frames[i], (uint32_t)(b - a)};
-        else if (e->words != (uint32_t)(b - a))
-            e->words = 0; /* varies: never derived again */
+        else if (e->words && e->words != (uint32_t)(b - a)) {
+            e->words = 0;  /* varies: never derived again, */
+            varied = true; /* nor served from what was derived before */
+        }
     }
-    return true;
+    if (varied) sc_forget_layouts();
+    return ok;
 }
 
 /* The stack slot of each of the n return addresses frames[] of a stack unwound at call site (ra,
