@@ -224,7 +224,14 @@ static __thread struct {
 
 static pthread_key_t sc_key;
 static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
+/* The key's destructor, in the exiting thread: later destructors (another key's, the CUDA
+ * runtime's) may still allocate on this thread, with stacks but without these caches. */
 static void sc_free(void *p) {
+    if (p == sc.t) {
+        sc.t = NULL;
+        sc.e = NULL;
+        sc.state = -1;
+    }
     munmap(p, sizeof(struct tcache));
 }
 
