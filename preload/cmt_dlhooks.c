@@ -10,7 +10,6 @@
 #include "cmt_modules.h"
 #include "cmt_python.h"
 #include "cmt_resolve.h"
-#include "cmt_stacks.h"
 #include "cmt_writer.h"
 
 static atomic_int warned_deepbind;
@@ -65,7 +64,6 @@ CMT_HIDDEN int cmt_dlopen_pre(const char *file, int mode) {
 CMT_EXPORT int dlclose(void *handle) {
     cmt_dl_init();
     int r = cmt_real_dlclose(handle);
-    cmt_stacks_code_unloaded();
     cmt_modules_mark_dirty();
     if (!cmt_disabled && cmt_writer_path()) cmt_modules_rescan();
     return r;

@@ -12,6 +12,7 @@
 #include "cmt_internal.h"
 #include "cmt_records.h"
 #include "cmt_modules.h"
+#include "cmt_stacks.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -30,11 +31,14 @@ _Atomic int cmt_modules_dirty = 1;
 #define dirty cmt_modules_dirty
 static unsigned long long seen_adds, seen_subs; /* dl_iterate_phdr's counters at the last scan */
 
-void cmt_modules_mark_dirty(void) { atomic_store_explicit(&dirty, 1, memory_order_release); }
+void cmt_modules_mark_dirty(void) {
+    atomic_store_explicit(&dirty, 1, memory_order_release);
+}
 
 static uint64_t str_hash(const char *s) {
     uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
 }
 
@@ -117,8 +121,8 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg) {
         capmods = nc;
     }
     struct module *m = &mods[nmods++];
-    *m = (struct module){.id = ++next_id, .alive = true, .seen = true, .base = info->dlpi_addr,
-                         .lo = lo, .hi = hi, .name_hash = nh};
+    *m = (struct module){
+        .id = ++next_id, .alive = true, .seen = true, .base = info->dlpi_addr, .lo = lo, .hi = hi, .name_hash = nh};
     emit_load(m, info, path);
     return 0;
 }
@@ -127,13 +131,19 @@ void cmt_modules_rescan(void) {
     if (!cmt_writer_ensure()) return;
     pthread_mutex_lock(&lock);
     atomic_store(&dirty, 0);
-    for (size_t i = 0; i < nmods; i++) mods[i].seen = false;
+    for (size_t i = 0; i < nmods; i++)
+        mods[i].seen = false;
     dl_iterate_phdr(scan_one, NULL);
+    bool unloaded = false;
     for (size_t i = 0; i < nmods; i++) {
         if (!mods[i].alive || mods[i].seen) continue;
         mods[i].alive = false;
         cmt_rec_module_unload(mods[i].id);
+        unloaded = true;
     }
+    /* code really went away (a dlclose that dropped the last reference, or an unload inside libc):
+     * return addresses may now mean other code */
+    if (unloaded) cmt_stacks_code_unloaded();
     pthread_mutex_unlock(&lock);
 }
 

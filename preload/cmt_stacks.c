@@ -6,6 +6,7 @@
 #include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "cmt_internal.h"
 #include "cmt_records.h"
@@ -167,8 +168,10 @@ struct sc_entry {
  * (ST_SETS x ST_WAYS, LRU per set). A call loads the slots of each layout of its key (independent
  * loads), hashes the values with the layout's serial, and takes the stack whose frames equal the
  * values word for word. Each stack is entered under its own layout only. Bounded: about 1 MiB per
- * thread with the call-site cache and the frame sizes, allocated with the thread's first stack
- * (calloc: pages are touched as used). */
+ * thread with the call-site cache and the frame sizes, mapped with the thread's first stack
+ * (anonymous pages, touched as used; mmap rather than malloc, so that freeing a block this size
+ * never moves glibc's dynamic mmap and trim thresholds, which the application's own allocations
+ * depend on). */
 
 #define LY_SETS 512
 #define LY_WAYS 4
@@ -221,8 +224,20 @@ static __thread struct {
 
 static pthread_key_t sc_key;
 static pthread_once_t sc_once = PTHREAD_ONCE_INIT;
+/* The key's destructor, in the exiting thread: later destructors (another key's, the CUDA
+ * runtime's) may still allocate on this thread, with stacks but without these caches. */
 static void sc_free(void *p) {
-    free(p);
+    if (p == sc.t) {
+        sc.t = NULL;
+        sc.e = NULL;
+        sc.state = -1;
+    }
+    munmap(p, sizeof(struct tcache));
+}
+
+static struct tcache *tc_map(void) {
+    void *p = mmap(NULL, sizeof(struct tcache), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
 }
 static void sc_make_key(void) {
     pthread_key_create(&sc_key, sc_free);
@@ -234,14 +249,9 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     if (CMT_UNLIKELY(sc.gen != gen || sc.epoch != epoch)) {
         sc.gen = gen;
         sc.epoch = epoch;
-        if (sc.t) { /* fresh zero pages rather than a memset that would touch all of them */
-            struct tcache *t = calloc(1, sizeof *t);
-            free(sc.t);
-            sc.t = t;
-            sc.e = t ? t->e : NULL;
-            sc.state = t ? 1 : -1;
-            pthread_setspecific(sc_key, t);
-        }
+        /* zeroed in place: MADV_DONTNEED drops the pages (a private anonymous mapping reads back
+         * zero-filled) rather than a memset that would touch all of them */
+        if (sc.t && madvise(sc.t, sizeof *sc.t, MADV_DONTNEED) != 0) memset(sc.t, 0, sizeof *sc.t);
     }
     if (CMT_UNLIKELY(sc.state == 0)) {
         pthread_attr_t a;
@@ -252,12 +262,12 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
             if (pthread_attr_getstack(&a, &addr, &size) == 0) {
                 sc.lo = (uintptr_t)addr;
                 sc.hi = (uintptr_t)addr + size;
-                sc.t = calloc(1, sizeof *sc.t);
+                sc.t = tc_map();
                 if (sc.t) {
                     sc.e = sc.t->e;
                     sc.state = 1;
                     pthread_once(&sc_once, sc_make_key);
-                    pthread_setspecific(sc_key, sc.t); /* freed when the thread exits */
+                    pthread_setspecific(sc_key, sc.t); /* unmapped when the thread exits */
                 }
             }
             pthread_attr_destroy(&a);
@@ -423,7 +433,22 @@ static struct fsize *fs_find(uintptr_t ip, bool add) {
         if (e->ip == ip) return e;
         if (!e->ip) return add ? e : NULL;
     }
-    return add ? &fs[h] : NULL; /* full: the home slot is taken over */
+    if (!add) return NULL;
+    /* full: the first slot with a fixed size is taken over; a size marked varying is kept (forgotten,
+     * it could be learned again and served) */
+    for (uint32_t i = 0; i < FS_PROBE; i++) {
+        struct fsize *e = &fs[(h + i) & (FS_SLOTS - 1)];
+        if (e->words) return e;
+    }
+    return NULL;
+}
+
+/* A frame size was seen to change: the layouts and call-site entries already derived from the old
+ * size stop serving (rare: cleared outright). Stacks under the old layouts' serials are never
+ * reached again (serials are not reused) and age out of their sets. */
+static void sc_forget_layouts(void) {
+    memset(sc.t->e, 0, sizeof sc.t->e);
+    memset(sc.t->ly, 0, sizeof sc.t->ly);
 }
 
 /* Learns the frame sizes of the n return addresses frames[] (frames[0] == the call site's, at sp - 1
@@ -437,16 +462,24 @@ static bool fs_learn(const uintptr_t *frames, uint32_t n, uintptr_t sp) {
     if ((uint32_t)(got - skip) < n || slot[skip] != (const uintptr_t *)sp - 1) return false;
     for (uint32_t i = 0; i < n; i++)
         if (ip[skip + i] != frames[i] || !slot[skip + i]) return false;
+    bool ok = true, varied = false;
     for (uint32_t i = 0; i + 1 < n; i++) {
         const uintptr_t *a = slot[skip + i], *b = slot[skip + i + 1];
-        if (b <= a || b - a > UINT16_MAX) return false;
+        if (b <= a || b - a > UINT16_MAX) {
+            ok = false;
+            break;
+        }
         struct fsize *e = fs_find(frames[i], true);
+        if (!e) continue; /* the probe window holds only sizes marked varying */
         if (e->ip != frames[i])
             *e = (struct fsize){frames[i], (uint32_t)(b - a)};
-        else if (e->words != (uint32_t)(b - a))
-            e->words = 0; /* varies: never derived again */
+        else if (e->words && e->words != (uint32_t)(b - a)) {
+            e->words = 0;  /* varies: never derived again, */
+            varied = true; /* nor served from what was derived before */
+        }
     }
-    return true;
+    if (varied) sc_forget_layouts();
+    return ok;
 }
 
 /* The stack slot of each of the n return addresses frames[] of a stack unwound at call site (ra,
@@ -596,8 +629,9 @@ static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
 }
 
 void cmt_stacks_fork_child(void) {
-    sc.gen = 0; /* the forking thread's call-site caches: ids restart in the child */
-    if (sc.t) memset(sc.t, 0, sizeof *sc.t);
+    /* the forking thread's call-site caches (ids restart in the child): the generation's change
+     * makes sc_lookup zero them on their next use */
+    sc.gen = 0;
     /* entries stay allocated (another thread may have been inside a table at fork); the ids and
      * the definitions start again in the child's own dump */
     stripes_init();

@@ -4,7 +4,8 @@
 # training-like loop; and with 1024 stacks from one call instruction (stack_sites: callers that
 # differ at every level, same-size and bigger frames, uninitialised stack memory holding older
 # return addresses where another path's slots were, a frame whose size changes on every call),
-# every allocation's stack is libunwind's.
+# every allocation's stack is libunwind's; allocations from a thread-specific-data destructor run
+# after the caches' own (stack_thread_exit) are recorded with libunwind's stacks.
 source "$CMT_ROOT/tests/cases/e2e_lib.sh.inc"
 leaks() { "$CMT_BIN" report --json "$1" | python3 -c '
 import json, sys
@@ -43,7 +44,13 @@ for sc in 1 0; do
     LD_PRELOAD=$CMT_LIB CUMEMTRACK_STACK_CACHE=$sc CUMEMTRACK_OUTPUT=$PWD/t$sc.cmt "$CMT_TESTBIN/signals/sig_train" 40 >/dev/null \
         || die "sig_train failed"
     leaks t$sc.cmt >t$sc.txt
+    LD_PRELOAD=$CMT_LIB CUMEMTRACK_STACK_CACHE=$sc CUMEMTRACK_OUTPUT=$PWD/x$sc.cmt "$CMT_TESTBIN/unit/stack_thread_exit" >/dev/null \
+        || die "stack_thread_exit failed"
+    per_alloc x$sc.cmt | sort >x$sc.txt
 done
+[ "$(wc -l <x1.txt)" = 65 ] || die "stack_thread_exit: expected 65 allocations"
+grep -q ' -$' x1.txt && die "stack_thread_exit: an allocation without a stack"
+diff x0.txt x1.txt || die "stack_thread_exit: the caches changed the stacks"
 [ "$(wc -l <s1.txt)" = 7168 ] || die "stack_sites: expected 7168 allocations"
 grep -q ' -$' s1.txt && die "stack_sites: an allocation without a stack"
 diff s0.txt s1.txt >s.diff || die "stack_sites: the caches gave $(grep -c '^>' s.diff) of 7168 stacks that libunwind does not"

@@ -2,7 +2,7 @@
 # the analyzer's NVML module against the fake NVML (test_nvml).
 UNIT := $(BUILD)/tests/unit
 test-programs: $(UNIT)/test_format $(UNIT)/dlsym_next $(UNIT)/stack_alias $(UNIT)/stack_sites $(UNIT)/vfork_exit \
-	$(UNIT)/test_nvml
+	$(UNIT)/test_nvml $(UNIT)/stack_thread_exit
 
 $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
@@ -44,6 +44,11 @@ $(UNIT)/stack_alias $(UNIT)/stack_sites: $(UNIT)/%: tests/unit/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls $< -o $@ \
 		-L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(UNIT)/stack_thread_exit: tests/unit/stack_thread_exit.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls $< -o $@ \
+		-L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
 
 $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 	@mkdir -p $(dir $@)
