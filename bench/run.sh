@@ -26,6 +26,7 @@ REPS=${BENCH_REPS:-7}
 ROOT=$(pwd)
 BIN=$ROOT/$B/bench/cmtbench
 LIB=$ROOT/$B/libcumemtrack.so
+SHIM=$ROOT/$B/bench/floor_shim.so # the random row's floor (bench/floor_shim.c)
 ANALYZER=$ROOT/$B/cumemtrack
 FAKE=$ROOT/$B/tests/fakecuda
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cmtbench.XXXXXX")
@@ -186,6 +187,10 @@ for rep in $(seq 1 "$REPS"); do
     pairs - cuda 0 "$N_PAT" 1 "$RND_LIVE" random; b=$(field ns_per_pair <<<"$LINE"); add p_random_base "$b"
     pairs 0 cuda 0 "$N_PAT" 1 "$RND_LIVE" random; ns=$(field ns_per_pair <<<"$LINE")
     add p_random_trk "$ns"; [ -n "$ns" ] && [ -n "$b" ] && add p_random_ovh "$(sub_ "$ns" "$b")"
+    if [ -f "$SHIM" ]; then # the floor: a shim that only keeps the address -> size table
+        l=$(LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_PAT" 1 "$RND_LIVE" random)
+        ns=$(field ns_per_pair <<<"$l"); [ -n "$ns" ] && [ -n "$b" ] && add p_random_floor "$(sub_ "$ns" "$b")"
+    fi
     # stream-ordered pairs (cuMemAllocAsync + cuMemFreeAsync on a created stream), depth 0
     pairs - async 0 "$N_PAT" 1; b=$(field ns_per_pair <<<"$LINE"); add p_async_base "$b"
     pairs 0 async 0 "$N_PAT" 1; ns=$(field ns_per_pair <<<"$LINE")
@@ -395,6 +400,7 @@ those means little: see the notes). Clock source: $(cat /sys/devices/system/cloc
 | same pattern | ours ÷ heaptrack --raw | $(stat3 p_sites_htratio) | ≤ 0.3 | $(verdict "$(median p_sites_htratio)" "<=" 0.3) | $(shape p_sites_htratio) |
 | caller depth changing every call (64 stacks), depth 32 | added ns/pair | $(stat3 p_depths_ovh) | ≤ 200 | $(verdict "$(median p_depths_ovh)" "<=" 200) | $(shape p_depths_ovh) |
 | random-order frees, $RND_LIVE live, depth 0 | added ns/pair | $(stat3 p_random_ovh) | ≤ 250 | $(verdict "$(median p_random_ovh)" "<=" 250) | $(shape p_random_ovh) |
+| same pattern, floor: a shim that only keeps an address → size table (bench/floor_shim.c) | added ns/pair | $(stat3 p_random_floor) | | | $(shape p_random_floor) |
 | stream-ordered pairs (cuMemAllocAsync+cuMemFreeAsync, created stream), depth 0 | added ns/pair | $(stat3 p_async_ovh) | | | $(shape p_async_ovh) |
 | 2 threads ÷ 1 thread, depth 32 (§3) | tracked ratio | $(stat3 thrratio_32) | | | $(shape thrratio_32) |
 | untracked program (§3) | ratio | $(stat3 thrratio_u) | | | $(shape thrratio_u) |
