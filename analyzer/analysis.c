@@ -685,7 +685,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             rl->proc = i;
             rl->leak = l;
             rl->stack = cmt_analysis_stack(a, i, l->stack);
-            if (suppressed(a, &rl->stack, l->bytes)) {
+            if (suppressed(a, &rl->stack, l->bytes)) { /* known: in no leak figure, the devices' too */
+                unleak(&a->procs[i].replay, l);
                 a->suppressed_bytes += l->bytes;
                 cmt_stack_sym_free(&rl->stack);
                 continue;

@@ -42,7 +42,15 @@ s={x['pattern']:x for x in d['suppressions']}
 assert s['nothing_matches_this']['leaks']==0, s
 assert s['*nonexistent/tr*']['leaks']==2 and s['*nonexistent/tr*']['bytes']==1572864+4096, s
 assert d['summary']['leaked_bytes']==0 and d['leaks']==[], d['summary']
+# a suppressed leak is in no leak figure: the devices' and the GPUs' neither
+assert all(x['leaked_bytes']==0 for x in d['devices']), d['devices']
+assert all(g['leaked_bytes']==0 for g in d['imbalance']['gpus']), d['imbalance']
 PY
+"$CMT_BIN" report --no-symbols --suppressions supp.txt basic.cmt >supp.txt.out || fail "text report"
+devrows() { awk '/^devices/ { on = 1; next } on && /^$/ { exit } on' "$1"; }
+"$CMT_BIN" report --no-symbols basic.cmt >nosupp.txt.out || fail "text report"
+devrows nosupp.txt.out | grep -q "1.50 MiB" || fail "the devices table does not show the leak"
+devrows supp.txt.out | grep -q "1.50 MiB" && fail "the devices table still shows the suppressed leak"
 printf 'bogus line\n' >badsupp.txt; expect_rc 2 "$CMT_BIN" check --allow-anomalies --suppressions badsupp.txt basic.cmt
 # baseline: same run passes; more leaks fail; peak growth over PCT fails
 expect_rc 0 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --no-symbols basic.cmt
