@@ -281,16 +281,32 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
 
 /* ---- frees ---- */
 
-bool cmt_untrack_captured(struct cmt_call *c) {
-    if (!stream_capturing(c)) return false;
-    unsigned space = c->family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
-    unsigned pt = cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0;
-    c->untracked = CMT_UNTRACK_CAPTURED; /* nothing is released now */
+bool cmt_untrack_captured(enum cmt_api api, unsigned flags, uint64_t ptr, CUstream stream) {
+    struct cmt_call c = {.api = api, .stream = stream};
+    if (!stream_capturing(&c)) return false;
     int64_t now = cmt_now();
-    cmt_rec_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_seq_def(now), now);
-    struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
-    cmt_graph_add(stream_key(c), true, &n);
+    cmt_rec_free(api, flags, -2, ptr, cmt_seq_def(now), now);
+    struct cmt_gnode n = {.ptr = ptr, .is_free = true};
+    cmt_graph_add(stream_key(&c), true, &n);
     return true;
+}
+
+/* Keeps what cmt_untrack did (u) and the entry it removed (e) in c, for the post-hook. */
+static void untracked(struct cmt_call *c, enum cmt_untracked u, const struct cmt_entry *e) {
+    c->untracked = u;
+    if (u == CMT_UNTRACK_LIVE)
+        c->saved = (struct cmt_entry_copy){.size = e->size,
+                                           .stack = e->stack,
+                                           .ctx = e->ctx,
+                                           .device = e->device,
+                                           .kind = (uint8_t)(e->kind_space >> 2),
+                                           .space = (uint8_t)(e->kind_space & 3)};
+}
+
+/* The general pre-hook's untrack. */
+static void untrack(struct cmt_call *c) {
+    struct cmt_entry e;
+    untracked(c, cmt_untrack(c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e), &e);
 }
 
 static void free_refused(struct cmt_call *c, CUresult r) {
@@ -425,13 +441,13 @@ bool cmt_hook_pre(struct cmt_call *c) {
             c->untracked = CMT_UNTRACK_IPC_REF;
         } else {
             if (ipc_ref(c->ptr, 0)) ipc_ref(c->ptr, -1);
-            if (c->ptr) cmt_untrack(c);
+            if (c->ptr) untrack(c);
         }
         break;
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->untracked = CMT_UNTRACK_NOTHING;
-        if (c->ptr) cmt_untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
+        if (c->ptr) untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
     case CMT_FAM_VMM_UNMAP: cmt_vmm_unmap_pre(c); break;
@@ -549,6 +565,28 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     default: break;
     }
     cmt_leave();
+}
+
+void cmt_fast_refused(enum cmt_api api, enum cmt_family family, int kind, const void *caller, const void *frame,
+                      void *out, uint64_t ptr, size_t size, CUstream stream, int device, uint16_t ctx, uint32_t stack,
+                      enum cmt_untracked u, const struct cmt_entry *e, CUresult r) {
+    struct cmt_call c;
+    memset(&c, 0, sizeof c);
+    c.api = api;
+    c.family = family;
+    c.kind = kind;
+    c.caller = caller;
+    c.frame = frame;
+    c.out = out;
+    c.ptr = ptr;
+    c.size = size;
+    c.stream = stream;
+    c.device = device;
+    c.stream_device = -2;
+    c.ctx_idx = ctx;
+    c.stack = stack;
+    untracked(&c, u, e);
+    cmt_hook_post(&c, r);
 }
 
 void cmt_events_fork_child(void) {

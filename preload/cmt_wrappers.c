@@ -19,20 +19,25 @@
         cmt_fn_t real = (cmt_fn_t)cmt_real_slot(CMT_API_##sym);                                                        \
         if (CMT_UNLIKELY(!real)) return CUDA_ERROR_NOT_FOUND;  /* not in the driver: as CMT_DRV */                     \
         if (cmt_fast_api(CMT_FAM_##fam, CMT_KIND_##knd, pt)) { /* a constant */                                        \
-            struct cmt_call c;                                                                                         \
-            c.api = CMT_API_##sym;                                                                                     \
-            c.family = CMT_FAM_##fam;                                                                                  \
-            c.kind = CMT_KIND_##knd;                                                                                   \
-            c.caller = __builtin_return_address(0);                                                                    \
-            c.frame = __builtin_frame_address(0);                                                                      \
+            struct cmt_call c;                                 /* for fill: only the fields read below */              \
             c.out = NULL;                                                                                              \
             c.ptr = 0;                                                                                                 \
             c.size = 0;                                                                                                \
             c.stream = NULL;                                                                                           \
             fill;                                                                                                      \
-            if (cmt_fast_pre(&c)) {                                                                                    \
+            struct cmt_fast f = {.api = CMT_API_##sym,                                                                 \
+                                 .family = CMT_FAM_##fam,                                                              \
+                                 .kind = CMT_KIND_##knd,                                                               \
+                                 .caller = __builtin_return_address(0),                                                \
+                                 .frame = __builtin_frame_address(0),                                                  \
+                                 .out = c.out,                                                                         \
+                                 .ptr = c.ptr,                                                                         \
+                                 .size = c.size,                                                                       \
+                                 .stream = c.stream};                                                                  \
+            struct cmt_entry e;                                                                                        \
+            if (cmt_fast_pre(&f, &e)) {                                                                                \
                 CUresult r = real args;                                                                                \
-                cmt_fast_end(&c, r);                                                                                   \
+                cmt_fast_end(&f, &e, r);                                                                               \
                 return r;                                                                                              \
             }                                                                                                          \
         }                                                                                                              \
