@@ -267,7 +267,7 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     unsigned space = c->family == CMT_FAM_ARRAY_CREATE ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned flags = space | (cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0);
     if (!c->captured) {
-        cmt_alloc_tracked(c->api, c->kind, space, flags, device, ptr, c->size, granted, stack, ctx, c->caller);
+        cmt_alloc_tracked(false, c->api, c->kind, space, flags, device, ptr, c->size, granted, stack, ctx, c->caller);
         return;
     }
     /* an alloc node of the graph being captured (a graph node, not memory): memory from its
@@ -306,7 +306,7 @@ static void untracked(struct cmt_call *c, enum cmt_untracked u, const struct cmt
 /* The general pre-hook's untrack. */
 static void untrack(struct cmt_call *c) {
     struct cmt_entry e;
-    untracked(c, cmt_untrack(c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e), &e);
+    untracked(c, cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e), &e);
 }
 
 static void free_refused(struct cmt_call *c, CUresult r) {

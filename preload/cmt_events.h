@@ -40,11 +40,11 @@ extern _Atomic int cmt_exited CMT_HIDDEN; /* the EXIT record was written */
 extern _Atomic int cmt_exit_handler_registered CMT_HIDDEN; /* at the first allocation */
 
 /* A tracked (not captured) allocation that succeeded: its live entry (its number taken under the
- * stripe lock), its ALLOC record, the alert count. */
-static inline __attribute__((always_inline)) void cmt_alloc_tracked(enum cmt_api api, int kind, unsigned space,
-                                                                    unsigned flags, int device, uint64_t ptr,
-                                                                    uint64_t size, uint64_t granted, uint32_t stack,
-                                                                    uint16_t ctx, const void *caller) {
+ * stripe lock), its ALLOC record, the alert count. gated: from the inline path (cmt_rec_begin_as). */
+static inline __attribute__((always_inline)) void cmt_alloc_tracked(bool gated, enum cmt_api api, int kind,
+                                                                    unsigned space, unsigned flags, int device,
+                                                                    uint64_t ptr, uint64_t size, uint64_t granted,
+                                                                    uint32_t stack, uint16_t ctx, const void *caller) {
     int64_t now = cmt_now();
     struct cmt_entry e = {.key = ptr,
                           .size = size,
@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) void cmt_alloc_tracked(enum cmt_api
                           .kind_space = (uint8_t)(kind << 2 | space)};
     uint64_t seq;
     cmt_ptr_insert(&e, now, &seq);
-    cmt_rec_alloc(CMT_REC_ALLOC, api, kind, flags, device, ptr, size, granted, stack, ctx, seq, now, 0);
+    cmt_rec_alloc_as(gated, CMT_REC_ALLOC, api, kind, flags, device, ptr, size, granted, stack, ctx, seq, now, 0);
     if (kind != CMT_KIND_IMPORTED) cmt_live_add(device, (int64_t)size, caller);
 }
 
@@ -62,10 +62,12 @@ static inline __attribute__((always_inline)) void cmt_alloc_tracked(enum cmt_api
  * returns true; false when the stream is not capturing. flags: the FREE record's. */
 bool cmt_untrack_captured(enum cmt_api api, unsigned flags, uint64_t ptr, CUstream stream) CMT_HIDDEN;
 /* Before a free of ptr (not 0): ends its live entry (copied to *e) and records the FREE under the
- * stripe lock, before the driver can hand the address to another thread. Returns what it did. */
-static inline __attribute__((always_inline)) enum cmt_untracked cmt_untrack(enum cmt_api api, enum cmt_family family,
-                                                                            int per_thread, uint64_t ptr,
-                                                                            CUstream stream, struct cmt_entry *e) {
+ * stripe lock, before the driver can hand the address to another thread. Returns what it did.
+ * gated: from the inline path. */
+static inline __attribute__((always_inline)) enum cmt_untracked cmt_untrack(bool gated, enum cmt_api api,
+                                                                            enum cmt_family family, int per_thread,
+                                                                            uint64_t ptr, CUstream stream,
+                                                                            struct cmt_entry *e) {
     unsigned space = family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned pt = per_thread ? CMT_FLAG_PER_THREAD : 0;
     if ((stream || per_thread) && CMT_UNLIKELY(cmt_capture_possible()) &&
@@ -74,11 +76,11 @@ static inline __attribute__((always_inline)) enum cmt_untracked cmt_untrack(enum
     uint64_t seq;
     int64_t now = cmt_now();
     if (cmt_ptr_remove(ptr, space, now, e, &seq)) {
-        cmt_rec_free(api, space | pt, e->device, ptr, seq, now);
+        cmt_rec_free_as(gated, api, space | pt, e->device, ptr, seq, now);
         if (e->kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e->device, -(int64_t)e->size, NULL);
         return CMT_UNTRACK_LIVE;
     }
-    cmt_rec_free(api, space | pt | CMT_FLAG_UNKNOWN, -2, ptr, seq, now);
+    cmt_rec_free_as(gated, api, space | pt | CMT_FLAG_UNKNOWN, -2, ptr, seq, now);
     return CMT_UNTRACK_UNKNOWN;
 }
 
@@ -128,7 +130,7 @@ static inline __attribute__((always_inline)) bool cmt_fast_pre(struct cmt_fast *
         f->stack = cmt_cfg.depth ? cmt_stack_capture(f->frame) : 0;
         cmt_device_note(f->device);
     } else {
-        f->untracked = cmt_untrack(f->api, f->family, 0, f->ptr, f->stream, e);
+        f->untracked = cmt_untrack(true, f->api, f->family, 0, f->ptr, f->stream, e);
     }
     return true;
 }
@@ -142,8 +144,8 @@ static inline __attribute__((always_inline)) void cmt_fast_end(struct cmt_fast *
     }
     /* the device was noted before the call: the context's, as it is after */
     if (f->family == CMT_FAM_ALLOC)
-        cmt_alloc_tracked(f->api, f->kind, CMT_SPACE_ADDR, CMT_SPACE_ADDR, f->device, ptr, f->size, f->size, f->stack,
-                          f->ctx, f->caller);
+        cmt_alloc_tracked(true, f->api, f->kind, CMT_SPACE_ADDR, CMT_SPACE_ADDR, f->device, ptr, f->size, f->size,
+                          f->stack, f->ctx, f->caller);
     cmt_leave();
 }
 
