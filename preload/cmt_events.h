@@ -136,17 +136,21 @@ static inline __attribute__((always_inline)) bool cmt_fast_pre(struct cmt_fast *
 }
 static inline __attribute__((always_inline)) void cmt_fast_end(struct cmt_fast *f, struct cmt_entry *e, CUresult r) {
     uint64_t ptr = 0;
-    if (f->family == CMT_FAM_ALLOC && CMT_LIKELY(r == CUDA_SUCCESS && f->out)) memcpy(&ptr, f->out, sizeof ptr);
-    if (CMT_UNLIKELY(f->family == CMT_FAM_ALLOC ? !ptr : r != CUDA_SUCCESS)) {
-        cmt_fast_refused(f->api, f->family, f->kind, f->caller, f->frame, f->out, f->ptr, f->size, f->stream, f->device,
-                         f->ctx, f->stack, f->untracked, e, r); /* leaves the tracker */
+    if (f->family == CMT_FAM_ALLOC) {
+        if (CMT_LIKELY(r == CUDA_SUCCESS) && CMT_LIKELY(f->out != NULL)) memcpy(&ptr, f->out, sizeof ptr);
+        if (CMT_LIKELY(ptr != 0)) {
+            /* the device was noted before the call: the context's, as it is after */
+            cmt_alloc_tracked(true, f->api, f->kind, CMT_SPACE_ADDR, CMT_SPACE_ADDR, f->device, ptr, f->size, f->size,
+                              f->stack, f->ctx, f->caller);
+            cmt_leave();
+            return;
+        }
+    } else if (CMT_LIKELY(r == CUDA_SUCCESS)) {
+        cmt_leave();
         return;
     }
-    /* the device was noted before the call: the context's, as it is after */
-    if (f->family == CMT_FAM_ALLOC)
-        cmt_alloc_tracked(true, f->api, f->kind, CMT_SPACE_ADDR, CMT_SPACE_ADDR, f->device, ptr, f->size, f->size,
-                          f->stack, f->ctx, f->caller);
-    cmt_leave();
+    cmt_fast_refused(f->api, f->family, f->kind, f->caller, f->frame, f->out, f->ptr, f->size, f->stream, f->device,
+                     f->ctx, f->stack, f->untracked, e, r); /* leaves the tracker */
 }
 
 #endif
