@@ -51,7 +51,8 @@ struct cmt_tls {
     uint32_t writer;
     uint32_t block_index;
     uint8_t *block;
-    uint32_t pos;
+    uint8_t *cur; /* where the next record's type byte goes; lim: block + CMT_BLOCK_SIZE (NULL, NULL: */
+    uint8_t *lim; /* no block: no room) */
     uint64_t last_seq;
     int64_t last_time;
     uint64_t last_ptr;

@@ -31,7 +31,7 @@ static inline bool cmt_writer_open(void) {
 uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) __attribute__((visibility("hidden")));
 /* Writes a record's sequence and time deltas after its (not yet stored) type byte. */
 static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now) {
-    uint8_t *p = t->block + t->pos + 1;
+    uint8_t *p = t->cur + 1;
     p = cmt_put_varint(p, seq - t->last_seq);
     p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
     t->last_seq = seq;
@@ -48,7 +48,7 @@ static inline __attribute__((always_inline)) uint8_t *cmt_rec_begin_as(size_t ma
                                                                        bool gated) {
     struct cmt_tls *t = &cmt_tls;
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
-    if (__builtin_expect(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq || now < t->last_time ||
+    if (__builtin_expect((size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time ||
                              (!gated && (!cmt_writer_open() ||
                                          t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))),
                          0))
@@ -61,8 +61,8 @@ static inline uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t n
 /* Publishes the record begun last; end is one past its payload. */
 static inline void cmt_rec_end(uint8_t type, uint8_t *end) {
     struct cmt_tls *t = &cmt_tls;
-    uint8_t *start = t->block + t->pos;
-    t->pos = (uint32_t)(end - t->block);
+    uint8_t *start = t->cur;
+    t->cur = end;
     __atomic_store_n(start, type, __ATOMIC_RELEASE);
 }
 /* Encodes a ptr field of a core record (delta against the previous one in the block). */
