@@ -413,7 +413,7 @@ static void primary_teardown(enum cmt_api api, int device) {
 
 /* Opens the inline path's gate when every condition it stands for is clear (cmt_state.h). */
 static void fast_gate_refresh(void) {
-    uint64_t w = atomic_load_explicit(cmt_gate_at, memory_order_acquire);
+    uint64_t w = atomic_load(atomic_load(&cmt_gate_at));
     if (CMT_LIKELY(w & 1)) return;
     if (atomic_load(&cmt_init_state) == 2 && (!cmt_fork_token || *cmt_fork_token) && !atomic_load(&cmt_disabled) &&
         cmt_writer_open() && !atomic_load(&cmt_modules_dirty) && atomic_load(&cmt_pending_marks) <= 0 &&

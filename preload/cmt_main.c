@@ -82,7 +82,7 @@ static void fork_token_init(void) {
 #ifdef MADV_WIPEONFORK
     if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
         *(volatile uint64_t *)p = 1;
-        cmt_gate_at = (_Atomic uint64_t *)p + 1; /* still closed: nothing opens it before init */
+        atomic_store(&cmt_gate_at, (_Atomic(uint64_t) *)p + 1); /* closed (0): nothing opens it before init */
         cmt_fork_token = p;
         return;
     }

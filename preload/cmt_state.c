@@ -20,16 +20,20 @@ _Atomic uint32_t cmt_generation;
 __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
 
 static _Atomic uint64_t gate_static;
-_Atomic uint64_t *cmt_gate_at = &gate_static;
+/* Moved (seq_cst) to the fork-token page before the initialisation ends, closed there: a closer
+ * that closed the old word set its condition before the move, so the opener, which reads the new
+ * pointer, sees that condition. */
+_Atomic(uint64_t) *_Atomic cmt_gate_at = &gate_static;
 
 void cmt_gate_close(void) {
-    uint64_t w = atomic_load(cmt_gate_at);
-    while (!atomic_compare_exchange_weak(cmt_gate_at, &w, (w | 1) + 1)) {
+    _Atomic(uint64_t) *g = atomic_load(&cmt_gate_at);
+    uint64_t w = atomic_load(g);
+    while (!atomic_compare_exchange_weak(g, &w, (w | 1) + 1)) {
     }
 }
 
 void cmt_gate_open_from(uint64_t seen) {
-    if (!(seen & 1)) atomic_compare_exchange_strong(cmt_gate_at, &seen, seen | 1);
+    if (!(seen & 1)) atomic_compare_exchange_strong(atomic_load(&cmt_gate_at), &seen, seen | 1);
 }
 
 static int64_t mono_ns(clockid_t id);

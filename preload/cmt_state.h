@@ -36,9 +36,9 @@ void cmt_read_config(void) CMT_STATE_HIDDEN;
  * general path opens it, after it found every condition clear, and only when nobody closed it
  * since it read the word (cmt_gate_open_from). The word sits in the fork-token page where there
  * is one (a forked child reads 0: closed), else in static memory (the atfork handler closes it). */
-extern _Atomic uint64_t *cmt_gate_at CMT_STATE_HIDDEN;
+extern _Atomic(uint64_t) *_Atomic cmt_gate_at CMT_STATE_HIDDEN; /* moved once, at initialisation */
 static inline bool cmt_gate_is_open(void) {
-    return atomic_load_explicit(cmt_gate_at, memory_order_acquire) & 1;
+    return atomic_load_explicit(atomic_load_explicit(&cmt_gate_at, memory_order_acquire), memory_order_acquire) & 1;
 }
 void cmt_gate_close(void) CMT_STATE_HIDDEN;
 /* Opens the gate if it still holds seen (a closed word read before checking the conditions). */
