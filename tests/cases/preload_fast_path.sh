@@ -43,8 +43,8 @@ done
 traced fpgt "$P/drv_fastpath"
 check fpgt
 CUMEMTRACK_DEPTH=0 FAKECUDA_FAST=1 both bench "$P/drv_fastbench" 3000 1
-both rt "$P/../progs/rt_basic.shared"
-both rtfork "$P/../progs/rt_fork.shared"
+both rt "$P/rt_basic.shared"
+both rtfork "$P/rt_fork.shared"
 if command -v valgrind >/dev/null; then
     pre_calls() {
         rm -f cg.*
