@@ -26,7 +26,7 @@
 
 _Atomic int cmt_exited;
 _Atomic int cmt_exiting; /* exit() has begun (atexit handlers run): teardowns now are "at exit" */
-static _Atomic int exit_handler_registered;
+_Atomic int cmt_exit_handler_registered;
 
 /* Registered at the first allocation, i.e. after a CUDA runtime finished its initialisation (and
  * registered its own exit handler, which releases its contexts): handlers run last-registered
@@ -197,8 +197,8 @@ static int failed_device(const struct cmt_call *c, int ctx_device) {
  * first-use work, device identities), so that the allocation takes its place in the order the
  * moment the real call returned (the post-hook does nothing slow before taking its sequence). */
 static void alloc_pre(struct cmt_call *c) {
-    if (CMT_UNLIKELY(!atomic_load_explicit(&exit_handler_registered, memory_order_relaxed)) &&
-        !atomic_exchange(&exit_handler_registered, 1))
+    if (CMT_UNLIKELY(!atomic_load_explicit(&cmt_exit_handler_registered, memory_order_relaxed)) &&
+        !atomic_exchange(&cmt_exit_handler_registered, 1))
         atexit(on_exit_begin);
     c->ctx_idx = cmt_ctx_current(&c->device);
     c->stack = cmt_cfg.depth ? cmt_stack_capture(c->frame) : 0; /* depth 0: no call */
@@ -266,53 +266,47 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     if (c->pitch) granted = (uint64_t)*c->pitch * c->height;
     unsigned space = c->family == CMT_FAM_ARRAY_CREATE ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned flags = space | (cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0);
-    uint64_t seq;
+    if (!c->captured) {
+        cmt_alloc_tracked(false, c->api, c->kind, space, flags, device, ptr, c->size, granted, stack, ctx, c->caller);
+        return;
+    }
+    /* an alloc node of the graph being captured (a graph node, not memory): memory from its
+     * launches */
     int64_t now = cmt_now();
-    if (c->captured) {
-        flags |= CMT_FLAG_CAPTURED; /* a graph node, not memory */
-        seq = cmt_seq_def(now);
-    } else {
-        struct cmt_entry e = {.key = ptr, .size = c->size, .stack = stack, .ctx = ctx,
-                              .device = (int8_t)device, .kind_space = (uint8_t)(c->kind << 2 | space)};
-        cmt_ptr_insert(&e, now, &seq);
-    }
-    cmt_rec_alloc(CMT_REC_ALLOC, c->api, c->kind, flags, device, ptr, c->size, granted, stack, ctx,
-                   seq, now, 0);
-    if (c->captured) { /* an alloc node of the graph being captured: memory from its launches */
-        struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
-        cmt_graph_add(stream_key(c), true, &n);
-    }
-    if (!(flags & CMT_FLAG_CAPTURED) && c->kind != CMT_KIND_IMPORTED)
-        cmt_live_add(device, (int64_t)c->size, c->caller);
+    cmt_rec_alloc(CMT_REC_ALLOC, c->api, c->kind, flags | CMT_FLAG_CAPTURED, device, ptr, c->size, granted, stack, ctx,
+                  cmt_seq_def(now), now, 0);
+    struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
+    cmt_graph_add(stream_key(c), true, &n);
 }
 
 /* ---- frees ---- */
 
-static inline __attribute__((always_inline)) void untrack(struct cmt_call *c) {
-    unsigned space = c->family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
-    unsigned pt = cmt_apis[c->api].per_thread ? CMT_FLAG_PER_THREAD : 0;
-    if ((c->stream || cmt_apis[c->api].per_thread) && stream_capturing(c)) {
-        c->untracked = CMT_UNTRACK_CAPTURED; /* nothing is released now */
-        int64_t now = cmt_now();
-        cmt_rec_free(c->api, space | pt | CMT_FLAG_CAPTURED, -2, c->ptr, cmt_seq_def(now), now);
-        struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
-        cmt_graph_add(stream_key(c), true, &n);
-        return;
-    }
-    struct cmt_entry e;
-    uint64_t seq;
+bool cmt_untrack_captured(enum cmt_api api, unsigned flags, uint64_t ptr, CUstream stream) {
+    struct cmt_call c = {.api = api, .stream = stream};
+    if (!stream_capturing(&c)) return false;
     int64_t now = cmt_now();
-    bool live = cmt_ptr_remove(c->ptr, space, now, &e, &seq);
-    c->untracked = live ? CMT_UNTRACK_LIVE : CMT_UNTRACK_UNKNOWN;
-    if (live) {
-        c->saved = (struct cmt_entry_copy){.size = e.size, .stack = e.stack, .ctx = e.ctx,
-                                           .device = e.device, .kind = (uint8_t)(e.kind_space >> 2),
-                                           .space = (uint8_t)(e.kind_space & 3)};
-        cmt_rec_free(c->api, space | pt, e.device, c->ptr, seq, now);
-        if (e.kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e.device, -(int64_t)e.size, NULL);
-    } else {
-        cmt_rec_free(c->api, space | pt | CMT_FLAG_UNKNOWN, -2, c->ptr, seq, now);
-    }
+    cmt_rec_free(api, flags, -2, ptr, cmt_seq_def(now), now);
+    struct cmt_gnode n = {.ptr = ptr, .is_free = true};
+    cmt_graph_add(stream_key(&c), true, &n);
+    return true;
+}
+
+/* Keeps what cmt_untrack did (u) and the entry it removed (e) in c, for the post-hook. */
+static void untracked(struct cmt_call *c, enum cmt_untracked u, const struct cmt_entry *e) {
+    c->untracked = u;
+    if (u == CMT_UNTRACK_LIVE)
+        c->saved = (struct cmt_entry_copy){.size = e->size,
+                                           .stack = e->stack,
+                                           .ctx = e->ctx,
+                                           .device = e->device,
+                                           .kind = (uint8_t)(e->kind_space >> 2),
+                                           .space = (uint8_t)(e->kind_space & 3)};
+}
+
+/* The general pre-hook's untrack. */
+static void untrack(struct cmt_call *c) {
+    struct cmt_entry e;
+    untracked(c, cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e), &e);
 }
 
 static void free_refused(struct cmt_call *c, CUresult r) {
@@ -417,6 +411,16 @@ static void primary_teardown(enum cmt_api api, int device) {
     case CMT_FAM_IPC_OPEN:                                                                         \
     case CMT_FAM_VMM_IMPORT
 
+/* Opens the inline path's gate when every condition it stands for is clear (cmt_state.h). */
+static void fast_gate_refresh(void) {
+    uint64_t w = atomic_load(atomic_load(&cmt_gate_at));
+    if (CMT_LIKELY(w & 1)) return;
+    if (atomic_load(&cmt_init_state) == 2 && (!cmt_fork_token || *cmt_fork_token) && !atomic_load(&cmt_disabled) &&
+        cmt_writer_open() && !atomic_load(&cmt_modules_dirty) && atomic_load(&cmt_pending_marks) <= 0 &&
+        atomic_load(&cmt_exit_handler_registered) && cmt_cfg.fast)
+        cmt_gate_open_from(w);
+}
+
 bool cmt_hook_pre(struct cmt_call *c) {
     if (cmt_inside()) return false; /* nested: before anything else */
     cmt_init();
@@ -452,6 +456,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
         break;
     default: break;
     }
+    fast_gate_refresh();
     return true;
 }
 
@@ -560,6 +565,28 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
     default: break;
     }
     cmt_leave();
+}
+
+void cmt_fast_refused(enum cmt_api api, enum cmt_family family, int kind, const void *caller, const void *frame,
+                      void *out, uint64_t ptr, size_t size, CUstream stream, int device, uint16_t ctx, uint32_t stack,
+                      enum cmt_untracked u, const struct cmt_entry *e, CUresult r) {
+    struct cmt_call c;
+    memset(&c, 0, sizeof c);
+    c.api = api;
+    c.family = family;
+    c.kind = kind;
+    c.caller = caller;
+    c.frame = frame;
+    c.out = out;
+    c.ptr = ptr;
+    c.size = size;
+    c.stream = stream;
+    c.device = device;
+    c.stream_device = -2;
+    c.ctx_idx = ctx;
+    c.stack = stack;
+    untracked(&c, u, e);
+    cmt_hook_post(&c, r);
 }
 
 void cmt_events_fork_child(void) {

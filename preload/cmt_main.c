@@ -59,6 +59,7 @@ static void fork_child(void) {
     cmt_events_fork_child();
     cmt_tls.gen = atomic_load(&cmt_generation);
     if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);
+    cmt_gate_close(); /* read 0 already where the token page is wiped */
 }
 
 static int exit_status;
@@ -81,6 +82,7 @@ static void fork_token_init(void) {
 #ifdef MADV_WIPEONFORK
     if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
         *(volatile uint64_t *)p = 1;
+        atomic_store(&cmt_gate_at, (_Atomic(uint64_t) *)p + 1); /* closed (0): nothing opens it before init */
         cmt_fork_token = p;
         return;
     }

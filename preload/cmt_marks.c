@@ -39,6 +39,7 @@ static void on_mark_signal(int sig) {
         cmt_leave();
     } else {
         atomic_fetch_add(&cmt_pending_marks, 1);
+        cmt_gate_close(); /* the next general pre-hook writes it */
     }
     errno = saved;
 }

@@ -33,6 +33,7 @@ static unsigned long long seen_adds, seen_subs; /* dl_iterate_phdr's counters at
 
 void cmt_modules_mark_dirty(void) {
     atomic_store_explicit(&dirty, 1, memory_order_release);
+    cmt_gate_close();
 }
 
 static uint64_t str_hash(const char *s) {
@@ -181,4 +182,5 @@ void cmt_modules_fork_child(void) {
     nmods = 0; /* the child's dump starts a new map */
     next_id = 0;
     atomic_store(&dirty, 1);
+    cmt_gate_close();
 }

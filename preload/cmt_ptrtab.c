@@ -45,6 +45,7 @@ bool cmt_ptr_grow(struct cmt_stripe *s) {
     free(s->slots);
     s->slots = n;
     s->cap = ncap;
+    s->limit = ncap / 10 * 7 + ncap % 10 * 7 / 10; /* (count + 1) * 10 > cap * 7, without overflow */
     return true;
 }
 

@@ -31,7 +31,8 @@ struct cmt_entry {
 struct cmt_stripe {
     _Atomic int lock;
     uint32_t count;
-    uint32_t cap; /* power of two */
+    uint32_t cap;   /* power of two */
+    uint32_t limit; /* the count at which an insert grows the table: cap * 7 / 10 (0 before the first) */
     struct cmt_entry *slots;
     uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
 } __attribute__((aligned(64)));
@@ -81,7 +82,7 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool ok = true;
     cmt_ptr_lock(s);
-    if ((s->count + 1) * 10 > s->cap * 7 && !cmt_ptr_grow(s) && s->count + 1 >= s->cap) ok = false;
+    if (s->count >= s->limit && !cmt_ptr_grow(s) && s->count + 1 >= s->cap) ok = false;
     if (ok) {
         uint32_t j = (uint32_t)(h >> 6) & (s->cap - 1);
         while (s->slots[j].key && !cmt_ptr_same(&s->slots[j], e->key, space))

@@ -17,12 +17,13 @@
 #include "cmt_writer.h"
 
 /* ALLOC or RETRACK (type), result: RETRACK only (the refused free's CUresult). Inline: they are
- * on every allocation's and free's path. */
-static inline __attribute__((always_inline)) void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind,
-                                                                unsigned flags, int device, uint64_t ptr, uint64_t size,
-                                                                uint64_t granted, uint32_t stack, uint16_t ctx,
-                                                                uint64_t seq, int64_t now, int64_t result) {
-    uint8_t *p = cmt_rec_begin(12 * CMT_VARINT_MAX, seq, now);
+ * on every allocation's and free's path. The _as forms take cmt_rec_begin_as's gated. */
+static inline __attribute__((always_inline)) void cmt_rec_alloc_as(bool gated, uint8_t type, enum cmt_api api, int kind,
+                                                                   unsigned flags, int device, uint64_t ptr,
+                                                                   uint64_t size, uint64_t granted, uint32_t stack,
+                                                                   uint16_t ctx, uint64_t seq, int64_t now,
+                                                                   int64_t result) {
+    uint8_t *p = cmt_rec_begin_as(12 * CMT_VARINT_MAX, seq, now, gated);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_varint(p, (uint64_t)kind);
@@ -36,16 +37,26 @@ static inline __attribute__((always_inline)) void cmt_rec_alloc(uint8_t type, en
     if (type == CMT_REC_RETRACK) p = cmt_put_varint(p, (uint64_t)result);
     cmt_rec_end(type, p);
 }
+static inline __attribute__((always_inline)) void cmt_rec_alloc(uint8_t type, enum cmt_api api, int kind,
+                                                                unsigned flags, int device, uint64_t ptr, uint64_t size,
+                                                                uint64_t granted, uint32_t stack, uint16_t ctx,
+                                                                uint64_t seq, int64_t now, int64_t result) {
+    cmt_rec_alloc_as(false, type, api, kind, flags, device, ptr, size, granted, stack, ctx, seq, now, result);
+}
 
-static inline __attribute__((always_inline)) void cmt_rec_free(enum cmt_api api, unsigned flags, int device,
-                                                               uint64_t ptr, uint64_t seq, int64_t now) {
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, now);
+static inline __attribute__((always_inline)) void cmt_rec_free_as(bool gated, enum cmt_api api, unsigned flags,
+                                                                  int device, uint64_t ptr, uint64_t seq, int64_t now) {
+    uint8_t *p = cmt_rec_begin_as(4 * CMT_VARINT_MAX, seq, now, gated);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_varint(p, flags);
     p = cmt_put_zvarint(p, device);
     p = cmt_put_ptr(p, ptr);
     cmt_rec_end(CMT_REC_FREE, p);
+}
+static inline __attribute__((always_inline)) void cmt_rec_free(enum cmt_api api, unsigned flags, int device,
+                                                               uint64_t ptr, uint64_t seq, int64_t now) {
+    cmt_rec_free_as(false, api, flags, device, ptr, seq, now);
 }
 
 /* OOM or FAILED (type). */

@@ -1,7 +1,7 @@
 /*
  * cmt_state.c — see cmt_state.h: the definitions of the shared state and the reading of the
  * CUMEMTRACK_* variables (CUMEMTRACK_OUTPUT, _DEPTH, _STACK_CACHE, _PYTHON, _CLOCK, _MANIFEST,
- * _NO_CHILDREN, _QUIET, _DISABLE).
+ * _NO_CHILDREN, _QUIET, _DISABLE, and the tests' _FAST), and the inline path's gate.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +18,23 @@ struct cmt_config cmt_cfg = {.depth = 64, .stack_cache = true, .python = true};
 _Atomic int cmt_disabled;
 _Atomic uint32_t cmt_generation;
 __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec")));
+
+static _Atomic uint64_t gate_static;
+/* Moved (seq_cst) to the fork-token page before the initialisation ends, closed there: a closer
+ * that closed the old word set its condition before the move, so the opener, which reads the new
+ * pointer, sees that condition. */
+_Atomic(uint64_t) *_Atomic cmt_gate_at = &gate_static;
+
+void cmt_gate_close(void) {
+    _Atomic(uint64_t) *g = atomic_load(&cmt_gate_at);
+    uint64_t w = atomic_load(g);
+    while (!atomic_compare_exchange_weak(g, &w, (w | 1) + 1)) {
+    }
+}
+
+void cmt_gate_open_from(uint64_t seen) {
+    if (!(seen & 1)) atomic_compare_exchange_strong(atomic_load(&cmt_gate_at), &seen, seen | 1);
+}
 
 static int64_t mono_ns(clockid_t id);
 static void clock_init(const char *v);
@@ -94,6 +111,8 @@ void cmt_read_config(void) {
     cmt_cfg.stack_cache = !(v && !strcmp(v, "0"));
     v = getenv("CUMEMTRACK_PYTHON");
     cmt_cfg.python = !(v && !strcmp(v, "0"));
+    v = getenv("CUMEMTRACK_FAST");
+    cmt_cfg.fast = !(v && !strcmp(v, "0"));
     clock_init(getenv("CUMEMTRACK_CLOCK"));
     cmt_seq_init(mono_ns(CLOCK_MONOTONIC));
     v = getenv("CUMEMTRACK_MANIFEST");

@@ -20,6 +20,7 @@ struct cmt_config {
     bool no_children;
     bool stack_cache;   /* false with CUMEMTRACK_STACK_CACHE=0 */
     bool python;        /* false with CUMEMTRACK_PYTHON=0 */
+    bool fast;          /* false with CUMEMTRACK_FAST=0 (tests): no inline path (cmt_events.h) */
 };
 extern struct cmt_config cmt_cfg CMT_STATE_HIDDEN;
 extern _Atomic int cmt_disabled CMT_STATE_HIDDEN;        /* 1: pass everything through */
@@ -28,6 +29,20 @@ extern _Atomic uint32_t cmt_generation CMT_STATE_HIDDEN; /* bumped in a forked c
 /* Reads the CUMEMTRACK_* variables into cmt_cfg (and the modules' own switches). */
 void cmt_read_config(void) CMT_STATE_HIDDEN;
 
+/* The gate of the hot calls' inline path (cmt_events.h): one word, (closes << 1) | open, that
+ * stands for every process-wide condition the general pre-hook checks on each call (initialised,
+ * not a fresh fork child, enabled, the dump open, the module map clean, no signalled markers...).
+ * Whoever sets such a condition closes the gate after setting it (async-signal-safe); only the
+ * general path opens it, after it found every condition clear, and only when nobody closed it
+ * since it read the word (cmt_gate_open_from). The word sits in the fork-token page where there
+ * is one (a forked child reads 0: closed), else in static memory (the atfork handler closes it). */
+extern _Atomic(uint64_t) *_Atomic cmt_gate_at CMT_STATE_HIDDEN; /* moved once, at initialisation */
+static inline bool cmt_gate_is_open(void) {
+    return atomic_load_explicit(atomic_load_explicit(&cmt_gate_at, memory_order_acquire), memory_order_acquire) & 1;
+}
+void cmt_gate_close(void) CMT_STATE_HIDDEN;
+/* Opens the gate if it still holds seen (a closed word read before checking the conditions). */
+void cmt_gate_open_from(uint64_t seen) CMT_STATE_HIDDEN;
 
 /* Thread-local state. */
 struct cmt_tls {
@@ -36,7 +51,8 @@ struct cmt_tls {
     uint32_t writer;
     uint32_t block_index;
     uint8_t *block;
-    uint32_t pos;
+    uint8_t *cur; /* where the next record's type byte goes; lim: block + CMT_BLOCK_SIZE (NULL, NULL: */
+    uint8_t *lim; /* no block: no room) */
     uint64_t last_seq;
     int64_t last_time;
     uint64_t last_ptr;

@@ -438,7 +438,8 @@ static void start_content(struct cmt_tls *t, uint64_t seq, int64_t now) {
     bh->base_seq = seq;
     bh->base_time_ns = now;
     __atomic_store_n(&bh->magic, CMT_BLOCK_MAGIC_STAGING, __ATOMIC_RELEASE);
-    t->pos = sizeof *bh;
+    t->cur = t->block + sizeof *bh;
+    t->lim = t->block + CMT_BLOCK_SIZE;
     t->last_seq = seq;
     t->last_time = now;
     t->last_ptr = 0;
@@ -448,7 +449,7 @@ static void start_content(struct cmt_tls *t, uint64_t seq, int64_t now) {
  * (the records stay in the staging block, which is in the file). */
 static bool flush_slot(struct cmt_tls *t) {
     struct cmt_block_header *bh = (struct cmt_block_header *)t->block;
-    if (t->pos > sizeof *bh) {
+    if (t->cur > t->block + sizeof *bh) {
         uint64_t idx;
         off_t off;
         if (!claim_block(&idx, &off)) return false;
@@ -468,9 +469,9 @@ static bool flush_slot(struct cmt_tls *t) {
         }
     }
     __atomic_store_n(&bh->magic, 0, __ATOMIC_RELEASE);
-    memset(t->block + sizeof *bh, 0, t->pos - sizeof *bh);
+    memset(t->block + sizeof *bh, 0, (size_t)(t->cur - (t->block + sizeof *bh)));
     t->block_index++;
-    t->pos = sizeof *bh;
+    t->cur = t->block + sizeof *bh;
     return true;
 }
 
@@ -485,6 +486,7 @@ static void release_slot(struct cmt_tls *t) {
     pthread_mutex_unlock(&dump.fd_lock);
     if (t->block && flushed) munmap(t->block, CMT_BLOCK_SIZE);
     t->block = NULL; /* unflushed: left mapped, its records stay in the file */
+    t->cur = t->lim = NULL;
 }
 
 static void thread_exit(void *arg) {
@@ -518,8 +520,7 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
         t->gen = atomic_load(&cmt_generation);
     }
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
-    if (CMT_UNLIKELY(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq ||
-                     now < t->last_time)) {
+    if (CMT_UNLIKELY(!t->block || (size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time)) {
         if (seq == 0 || !new_block(seq, now)) { /* 0: no sequence number left (cmt_seq.h) */
             cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
             return NULL;

@@ -31,7 +31,7 @@ static inline bool cmt_writer_open(void) {
 uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) __attribute__((visibility("hidden")));
 /* Writes a record's sequence and time deltas after its (not yet stored) type byte. */
 static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now) {
-    uint8_t *p = t->block + t->pos + 1;
+    uint8_t *p = t->cur + 1;
     p = cmt_put_varint(p, seq - t->last_seq);
     p = cmt_put_varint(p, (uint64_t)(now - t->last_time));
     t->last_seq = seq;
@@ -41,22 +41,28 @@ static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now
 /* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
  * when the record is dropped (then do not call cmt_rec_end). seq: from cmt_seq.h (0: dropped).
  * Inline while the thread's block is open and has room; cmt_rec_begin_slow does the rest (the
- * dump's creation, a forked child, a new block, a drop). */
-static inline uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
+ * dump's creation, a forked child, a new block, a drop). gated: the caller found the inline
+ * path's gate open (cmt_state.h), which stands for the dump being open in this process (not a
+ * fresh fork child's inherited one), so those checks are not made again. */
+static inline __attribute__((always_inline)) uint8_t *cmt_rec_begin_as(size_t max_payload, uint64_t seq, int64_t now,
+                                                                       bool gated) {
     struct cmt_tls *t = &cmt_tls;
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
-    if (__builtin_expect(!t->block || t->pos + need > CMT_BLOCK_SIZE || seq <= t->last_seq || now < t->last_time ||
-                             !cmt_writer_open() ||
-                             t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed),
+    if (__builtin_expect((size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time ||
+                             (!gated && (!cmt_writer_open() ||
+                                         t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))),
                          0))
         return cmt_rec_begin_slow(max_payload, seq, now);
     return cmt_rec_head(t, seq, now);
 }
+static inline uint8_t *cmt_rec_begin(size_t max_payload, uint64_t seq, int64_t now) {
+    return cmt_rec_begin_as(max_payload, seq, now, false);
+}
 /* Publishes the record begun last; end is one past its payload. */
 static inline void cmt_rec_end(uint8_t type, uint8_t *end) {
     struct cmt_tls *t = &cmt_tls;
-    uint8_t *start = t->block + t->pos;
-    t->pos = (uint32_t)(end - t->block);
+    uint8_t *start = t->cur;
+    t->cur = end;
     __atomic_store_n(start, type, __ATOMIC_RELEASE);
 }
 /* Encodes a ptr field of a core record (delta against the previous one in the block). */

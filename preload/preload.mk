@@ -8,8 +8,9 @@ $(BUILD)/preload/%.o: preload/%.c $(PRELOAD_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -c $< -o $@
 
-# The generated wrappers zero a struct cmt_call on every call: vector stores, not `rep stos` (whose
-# start-up cost was ~30 ns a pair; check with objdump -d).
+# The generated wrappers zero a struct cmt_call on every call of the general path (the hot calls'
+# inline path has none): vector stores, not `rep stos` (whose start-up cost was ~30 ns a pair;
+# check with objdump -d).
 $(BUILD)/preload/cmt_wrappers.o: PRELOAD_CFLAGS += -mmemset-strategy=vector_loop:-1:noalign
 
 $(BUILD)/preload/cmt_tramp.o: preload/cmt_tramp.S

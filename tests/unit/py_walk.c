@@ -43,7 +43,7 @@ uint8_t *cmt_rec_begin_slow(size_t max, uint64_t s, int64_t now) {
     (void)s, (void)now;
     ended_pycodes();
     cmt_tls.block = rec;
-    cmt_tls.pos = 0;
+    cmt_tls.cur = cmt_tls.lim = rec; /* no room: every record comes here */
     return max < sizeof rec ? rec + 1 : NULL;
 }
 void cmt_emit_ext(uint8_t type, uint64_t s, int64_t now, const uint8_t *buf, size_t len) {
