@@ -41,11 +41,16 @@ static void sort_devs(struct cmt_replay *r) {
 }
 
 /* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
- * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
- * stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c indexes it only when a
- * free misses). Only ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
- * per-stream buffers (STACK frames), so reading stops until it has been applied. */
-#define LOOKAHEAD 16
+ * are then decoded up to LOOKAHEAD ahead of the one applied and the hash slots they will touch
+ * (live, stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c
+ * indexes it only when a free misses). The queue is refilled once REFILL or fewer wait, so that the
+ * reader decodes runs of records at a time (cmt_dump_next_hot_run). Only ALLOC/FREE/RETRACK are
+ * queued past: a queued event of another type may point into the reader's per-stream buffers (STACK
+ * frames), so reading stops until it has been applied. */
+#define RING 32 /* queue slots: a power of two above LOOKAHEAD */
+#define LOOKAHEAD 24
+#define REFILL 16
+#define INFO_AHEAD 8 /* prefetch_info's distance: at least LOOKAHEAD - REFILL after the slot's prefetch */
 #define PREFETCH_MIN_SLOTS 16384
 
 static inline int hot_event(unsigned type) {
@@ -64,7 +69,7 @@ static inline void prefetch_event(const struct cmt_replay *r, uint64_t h) {
     if (j + 4 < t->cap) cmt_prefetch(slot + 64);
 }
 
-/* Second stage, LOOKAHEAD / 2 events before a FREE is applied: its live slot has arrived, so the
+/* Second stage, INFO_AHEAD events before a FREE is applied: its live slot has arrived, so the
  * live_info it points to can be asked for (the entry may still move before then: only a hint).
  * Both of its lines when it straddles two (a 24-byte entry does one time in four). Measured: this
  * prefetch with a full find is worth 40% at 1 M live (looking at the home slot only, 20%). */
@@ -80,8 +85,8 @@ static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_ev
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     const struct cmt_replay_live *t = r->t;
-    struct cmt_event q[LOOKAHEAD];
-    uint64_t hq[LOOKAHEAD]; /* the live-table hash of q's hot records, computed once */
+    struct cmt_event q[RING];
+    uint64_t hq[RING]; /* the live-table hash of q's hot records, computed once */
     size_t head = 0, n = 0;
     /* stop filling the queue: STOP_BLOCKED while a record not hot_event is queued, STOP_END at the end */
     enum { STOP_BLOCKED = 1, STOP_END = 2 };
@@ -94,11 +99,18 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             cmt_replay_event(r, e);
             continue;
         }
-        while (n < LOOKAHEAD && !stop) {
-            size_t k = (head + n) % LOOKAHEAD;
+        while (n <= REFILL && !stop) {
+            size_t k = (head + n) % RING;
+            size_t got = cmt_dump_next_hot_run(d, q, RING - 1, k, LOOKAHEAD - n);
+            for (size_t i = 0; i < got; i++, k = (k + 1) % RING) {
+                hq[k] = cmt_live_hash(q[k].ptr, q[k].flags & CMT_FLAG_SPACE_MASK);
+                prefetch_event(r, hq[k]);
+            }
+            n += got;
+            if (got) continue;
+            /* the next record, whatever it is: ALLOC/FREE come decoded in q[k]; what replay.c reads
+             * of the others of hot_event (not the whole ~360 bytes) is copied there */
             struct cmt_event *c = &q[k];
-            /* ALLOC/FREE come decoded in c; what replay.c reads of the others of hot_event (not the
-             * whole ~360 bytes) is copied there */
             if ((rc = cmt_dump_next_hot(d, c, &e)) <= 0) {
                 stop |= STOP_END;
                 break;
@@ -115,12 +127,12 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             n++;
         }
         if (!n) return rc;
-        if (n > LOOKAHEAD / 2) {
-            size_t k = (head + LOOKAHEAD / 2) % LOOKAHEAD;
+        if (n > INFO_AHEAD) {
+            size_t k = (head + INFO_AHEAD) % RING;
             prefetch_info(r, &q[k], hq[k]);
         }
         cmt_replay_event_hashed(r, &q[head], hq[head]);
-        head = (head + 1) % LOOKAHEAD;
+        head = (head + 1) % RING;
         if (!--n) stop &= ~(unsigned)STOP_BLOCKED;
     }
 }

@@ -86,9 +86,46 @@ done
 nhot=$(sed -n 's/^hot //p' big.hot.err)
 [ "${nhot:-0}" -gt 1000 ] || fail "only ${nhot:-0} records decoded into the slot (64 KiB blocks)"
 echo "cmt_dump_next_hot: the same records, $nhot of them in the slot"
+# cmt_dump_next_hot_run (the replay's runs of ALLOC/FREE): the same records, runs of every length
+# from 1 to 24 into a ring, across the other writer's records and block ends
+for f in big small; do
+    "$T" --run $f.cmt >$f.run.out 2>$f.run.err || { cat $f.run.err >&2; fail "test_decode --run $f.cmt"; }
+    cmp -s big.out $f.run.out || { diff big.out $f.run.out | head -20 >&2; fail "cmt_dump_next_hot_run differs ($f blocks)"; }
+done
+nrun=$(sed -n 's/^hot //p' big.run.err)
+nruns=$(sed -n 's/^runs //p' big.run.err)
+[ "${nrun:-0}" -gt 1000 ] || fail "only ${nrun:-0} records decoded by runs (64 KiB blocks)"
+[ "${nruns:-0}" -lt "$nrun" ] || fail "no run of more than one record ($nruns runs, $nrun records)"
+echo "cmt_dump_next_hot_run: the same records, $nrun of them in $nruns runs"
 # every PYCODE returned, also by cmt_dump_next_hot (its records come past the slot), is kept
 [ "$(grep -c ' known=1$' big.hot.out)" -gt 10 ] || fail "too few PYCODE records"
-! grep -q ' known=0$' big.out small.out big.hot.out small.hot.out || fail "a PYCODE returned but not kept"
+! grep -q ' known=0$' big.out small.out big.hot.out small.hot.out big.run.out small.run.out || fail "a PYCODE returned but not kept"
+
+# a sequence number that does not increase, one past 2^64 - 1 (the record after 2^64 - 1) and a
+# time past 2^62 in the middle of a run: the runs leave the record to cmt_dump_next_hot, which
+# reports it as cmt_dump_next does (GOOD:FIELDS: how many records come before it, the 4th one's fields)
+n=0
+for c in "3:seq=12" "4:seq=18446744073709551615" "3:seq=13 t=4611686018427387904"; do
+    n=$((n + 1)) good=${c%%:*} bad=${c#*:}
+    cat >seqbad.script <<S
+header pid=7
+alloc dev=0 ptr=0x1000 size=16 stack=1 seq=10
+free dev=0 ptr=0x1000 seq=11
+alloc dev=0 ptr=0x2000 size=16 stack=1 seq=12
+free dev=0 ptr=0x2000 $bad
+alloc dev=0 ptr=0x3000 size=16 stack=1
+S
+    "$MKDUMP" seqbad.script seqbad.cmt || fail "mkdump seqbad $n"
+    expect_rc 1 "$T" seqbad.cmt
+    mv out.txt seqbad.out && mv err.txt seqbad.err
+    [ "$(wc -l <seqbad.out)" -eq "$good" ] || fail "case $n: the records before the bad one are not all there"
+    grep -q 'sequence number\|time' seqbad.err || { cat seqbad.err >&2; fail "case $n: not reported"; }
+    expect_rc 1 "$T" --run seqbad.cmt
+    cmp -s seqbad.out out.txt || { diff seqbad.out out.txt >&2; fail "case $n: --run returned other records"; }
+    [ "$(grep -v '^hot \|^runs ' err.txt)" = "$(cat seqbad.err)" ] || { cat err.txt >&2; fail "case $n: --run reports otherwise"; }
+    grep -q '^runs [1-9]' err.txt || fail "case $n: the records before the bad one were not read by a run"
+done
+echo "runs leave a bad sequence number or time to the checked path"
 
 # what the fast path hands back to the checked decoder: with 64 KiB blocks the records below take
 # the fast path first, with 128-byte blocks (less than its room) the checked one only
