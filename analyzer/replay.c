@@ -10,8 +10,9 @@
 #include "replay_internal.h"
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
-    "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
-    "table_full",   "truncated_dumps", "unreadable_dumps", "died_processes", "running_processes", "unmatched_proc", "captured_allocations",
+    "unknown_free",      "double_free",    "failed_free",          "failed_calls",     "dropped_events",
+    "dropped_stacks",    "table_full",     "truncated_dumps",      "unreadable_dumps", "died_processes",
+    "running_processes", "unmatched_proc", "captured_allocations",
 };
 
 const char *cmt_leak_at_name(int at) {
@@ -431,7 +432,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     cmt_live_del(t, l);
 }
 
-static void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -645,43 +646,48 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     cmt_replay_event_hashed(r, e, cmt_live_hash(e->ptr, e->flags & CMT_FLAG_SPACE_MASK));
 }
 
-void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+/* An ALLOC or RETRACK. */
+static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r, const struct cmt_event *e,
+                                                           uint64_t h) {
     struct cmt_replay_live *t = r->t;
-    if (!r->events++) r->first_time = e->time_ns;
-    if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
-    r->last_time = e->time_ns;
+    if (e->flags & CMT_FLAG_CAPTURED) {
+        if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
+        return;
+    }
+    if (e->kind == CMT_KIND_IMPORTED) { /* kept out of the live table: not this process's memory */
+        if (cmt_grow((void **)&r->imported, &r->capimported, r->nimported + 1, sizeof *r->imported) != 0) {
+            cmt_replay_lost(r);
+            return;
+        }
+        r->imported[r->nimported++] =
+            (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
+        return;
+    }
+    struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
+    if (!t->snapshot_only) {
+        if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
+        if (e->device >= 0) {
+            if (d) {
+                if (e->type == CMT_REC_ALLOC)
+                    d->allocations++;
+                else if (d->frees)
+                    d->frees--;
+            }
+        } else if (e->type == CMT_REC_ALLOC)
+            r->host_allocations++;
+        else if (r->host_frees)
+            r->host_frees--;
+    }
+    add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h);
+}
+
+/* What record e does to the replay (h: cmt_replay_event_hashed's), but the event counts and times. */
+static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+    struct cmt_replay_live *t = r->t;
     switch (e->type) {
     case CMT_REC_ALLOC:
     case CMT_REC_RETRACK:
-        if (e->flags & CMT_FLAG_CAPTURED) {
-            if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
-            break;
-        }
-        if (e->kind == CMT_KIND_IMPORTED) { /* kept out of the live table: not this process's memory */
-            if (cmt_grow((void **)&r->imported, &r->capimported, r->nimported + 1, sizeof *r->imported) != 0) {
-                cmt_replay_lost(r);
-                break;
-            }
-            r->imported[r->nimported++] =
-                (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
-            break;
-        }
-        struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
-        if (!t->snapshot_only) {
-            if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
-            if (e->device >= 0) {
-                if (d) {
-                    if (e->type == CMT_REC_ALLOC)
-                        d->allocations++;
-                    else if (d->frees)
-                        d->frees--;
-                }
-            } else if (e->type == CMT_REC_ALLOC)
-                r->host_allocations++;
-            else if (r->host_frees)
-                r->host_frees--;
-        }
-        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h);
+        do_alloc(r, e, h);
         break;
     case CMT_REC_FREE:
         do_free(r, e, h);
@@ -790,6 +796,40 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
         break;
     }
     if (r->observer && !t->snapshot_only) observe(r, e);
+}
+
+void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+    if (!r->events++) r->first_time = e->time_ns;
+    if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
+    r->last_time = e->time_ns;
+    apply(r, e, h);
+}
+
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
+                           size_t n) {
+    if (!n) return;
+    if (r->observer) { /* it may look at the counts: one event at a time */
+        for (size_t i = 0; i < n; i++)
+            cmt_replay_event_hashed(r, &q[(at + i) & mask], hq[(at + i) & mask]);
+        return;
+    }
+    /* the event counts and times cmt_replay_event_hashed keeps, at once (nothing below reads them) */
+    uint64_t before = r->events, after = before + n;
+    if (!before) r->first_time = q[at & mask].time_ns;
+    r->events = after;
+    if (r->progress && (after >> 16) != (before >> 16))
+        atomic_fetch_add_explicit(r->progress, ((after >> 16) - (before >> 16)) << 16, memory_order_relaxed);
+    r->last_time = q[(at + n - 1) & mask].time_ns;
+    for (size_t i = 0; i < n; i++) {
+        const struct cmt_event *e = &q[(at + i) & mask];
+        uint64_t h = hq[(at + i) & mask];
+        if (e->type == CMT_REC_FREE) /* the usual records first, the switch for the rest */
+            do_free(r, e, h);
+        else if (e->type == CMT_REC_ALLOC)
+            do_alloc(r, e, h);
+        else
+            apply(r, e, h);
+    }
 }
 
 static int cmp_leak(const void *a, const void *b) {

@@ -108,6 +108,14 @@ static inline uint32_t cmt_replay_devslot(const struct cmt_replay *r, const stru
  * caller has computed already (replay_dump.c: for the prefetch); h is ignored for other records. */
 void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h);
 
+/* cmt_replay_dump queues records (replay_dump.c) once the live table has this many slots. */
+#define CMT_REPLAY_QUEUE_MIN_SLOTS 16384
+
+/* cmt_replay_event_hashed of n events in turn, the i-th q[(at + i) & mask] with hash hq[(at + i) & mask]
+ * (mask: a power of two less one): replay_dump.c's queue, a batch at a time. */
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
+                           size_t n);
+
 /* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
 void cmt_replay_lost(struct cmt_replay *r);
 /* The state of device ord, added when new; NULL when out of memory. Inline for small ordinals

@@ -127,6 +127,68 @@ S
 done
 echo "runs leave a bad sequence number or time to the checked path"
 
+# the replay's queue (replay_dump.c: runs decoded ahead, applied a batch at a time through
+# cmt_replay_run_hashed, once the live table has CMT_REPLAY_QUEUE_MIN_SLOTS slots) against applying
+# each record in turn: 15 000 live allocations, then random churn on two writers and three devices
+# (host memory too) with what leaves the usual path: captured and imported allocations, double and
+# unknown frees, RETRACK, STACK (stops the queue), OOM, TEARDOWN of a context, and a clean exit
+awk 'BEGIN {
+    srand(1616)
+    print "header pid=7"
+    print "api id=1 name=cuMemAlloc_v2"
+    print "api id=2 name=cuMemFree_v2"
+    for (s = 1; s <= 40; s++) print "stack id=" s " 0x" sprintf("%x", 4096 * s) " 0x2000"
+    nst = 40; n = nf = ni = np = 0
+    for (i = 0; i < 15000; i++) alloc()
+    for (i = 0; i < 40000; i++) {
+        if (rand() < 0.1) print "writer " 1 + int(rand() * 2)
+        r = rand()
+        if (r < 0.45 && n > 0) free_one()
+        else if (r < 0.9) alloc()
+        else if (r < 0.92 && nf > 0) print "free dev=0 ptr=" freed[int(rand() * nf)] " api=2"  # double
+        else if (r < 0.94) print "free dev=1 ptr=0x" sprintf("%x", 1 + int(rand() * 1e9)) "7 api=2"  # unknown
+        else if (r < 0.95 && ni > 0) print "free dev=0 ptr=" imp[int(rand() * ni)] " api=2"  # imported, or unknown
+        else if (r < 0.96 && n > 0) { k = int(rand() * n); print "retrack dev=" dv[k] " ptr=" live[k] " size=" 64 * (1 + int(rand() * 64)) " stack=3 ctx=" cx[k] " result=2" }
+        else if (r < 0.97) { nst++; print "stack id=" nst " 0x" sprintf("%x", 8192 + nst) " 0x3000" }
+        else if (r < 0.975) print "oom dev=" int(rand() * 2) " size=1G stack=2 api=1 result=2"
+        else if (r < 0.9755) { c = 1 + int(rand() * 8); print "teardown dev=0 ctx=" c; for (k = 0; k < n; k++) if (cx[k] == c) { drop(k); k-- } }
+        else alloc()
+    }
+    print "exit clean"
+}
+function alloc(   p, d, f, kd) {
+    p = sprintf("0x%x00", ++np * 7 + int(rand() * 7))
+    d = rand() < 0.05 ? -1 : int(rand() * 3)
+    f = rand() < 0.03 ? 4 : 0
+    kd = rand() < 0.02 ? "imported" : "device"
+    print "alloc dev=" d " ptr=" p " size=" 256 * (1 + int(rand() * 100)) " kind=" kd " stack=" 1 + int(rand() * nst) " ctx=" (c = 1 + int(rand() * 8)) " api=1 flags=" f
+    if (kd == "imported") { imp[ni++] = p; return }
+    if (f) return
+    live[n] = p; dv[n] = d; cx[n] = c; n++
+}
+function drop(k) { n--; live[k] = live[n]; dv[k] = dv[n]; cx[k] = cx[n] }
+function free_one(   k) {
+    k = int(rand() * n)
+    print "free dev=" dv[k] " ptr=" live[k] " api=2"
+    freed[nf++] = live[k]
+    drop(k)
+}' >queue.script || fail "awk (queue)"
+"$MKDUMP" queue.script queue.cmt || fail "mkdump queue"
+RQ=$CMT_BUILD/tests/unit/test_replay_queue
+[ -x "$RQ" ] || make -s -C "$CMT_ROOT" "build/tests/unit/test_replay_queue" >&2 || fail "cannot build test_replay_queue"
+"$RQ" --queued queue.cmt >queued.out 2>queued.err || { cat queued.err >&2; fail "test_replay_queue --queued"; }
+"$RQ" --each queue.cmt >each.out 2>each.err || { cat each.err >&2; fail "test_replay_queue --each"; }
+cmp -s queued.out each.out || { diff each.out queued.out | head -20 >&2; fail "the queued replay differs from one record at a time"; }
+slots=$(sed -n 's/^live_slots //p' queued.out)
+min=$(sed -n 's/^#define CMT_REPLAY_QUEUE_MIN_SLOTS \([0-9]*\).*/\1/p' "$CMT_ROOT/analyzer/replay_internal.h")
+[ -n "$min" ] && [ "${slots:-0}" -ge $((2 * min)) ] || fail "the live table (${slots:-?} slots) is too small for the queue (${min:-?})"
+for w in double_free unknown_free failed_free captured_allocations; do
+    grep -q "^anomaly $w [1-9]" queued.out || fail "the queue dump has no $w"
+done
+grep -q '^oom ' queued.out && grep -q '^imported .* open 0' queued.out && grep -q '^leak .* at 1 ' queued.out &&
+    grep -q '^host live [0-9]* peak [1-9]' queued.out || fail "the queue dump misses an OOM, a released import, a teardown leak or host memory"
+echo "the queued replay gives the figures of one record at a time ($(wc -l <queued.out) lines)"
+
 # what the fast path hands back to the checked decoder: with 64 KiB blocks the records below take
 # the fast path first, with 128-byte blocks (less than its room) the checked one only
 for bs in 65536 128; do
