@@ -169,7 +169,7 @@ static uint32_t sdc_get_slow(struct cmt_replay *r, uint64_t stack, int64_t devic
     return *slot - 1;
 }
 
-static inline uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+static inline __attribute__((always_inline)) uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     struct idx_memo *m = cmt_memo_slot(r->t->sdc_memo, stack, (uint64_t)device);
     if (m->v && m->a == stack && m->b == (uint64_t)device) return m->v - 1;
     uint32_t i = sdc_get_slow(r, stack, device);
@@ -188,7 +188,7 @@ static uint32_t ck_get_slow(struct cmt_replay_live *t, uint64_t ctx, uint8_t kin
     return *slot - 1;
 }
 
-static inline uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+static inline __attribute__((always_inline)) uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
     struct idx_memo *m = cmt_memo_slot(t->ck_memo, ctx, kind);
     if (m->v && m->a == ctx && m->b == kind) return m->v - 1;
     uint32_t i = ck_get_slow(t, ctx, kind);
@@ -198,15 +198,18 @@ static inline uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t k
 
 /* A live_info for a new live allocation (the last one freed first: still in the cache);
  * UINT32_MAX when out of memory. */
-static uint32_t info_new(struct cmt_replay_live *t) {
+static __attribute__((noinline)) uint32_t info_append(struct cmt_replay_live *t) {
+    if (t->ninfo >= UINT32_MAX - 1 || cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
+        return UINT32_MAX;
+    return (uint32_t)t->ninfo++;
+}
+static inline __attribute__((always_inline)) uint32_t info_new(struct cmt_replay_live *t) {
     if (t->info_free) {
         uint32_t i = t->info_free - 1;
         t->info_free = t->info[i].sdc;
         return i;
     }
-    if (t->ninfo >= UINT32_MAX - 1 || cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
-        return UINT32_MAX;
-    return (uint32_t)t->ninfo++;
+    return info_append(t);
 }
 
 static void info_release(struct cmt_replay_live *t, uint32_t i) {
@@ -274,8 +277,8 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 
 /* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
  * memory: asked again). */
-static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space, struct cmt_devstate *d,
-                     uint64_t h) {
+static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r, const struct cmt_event *e,
+                                                           uint64_t space, struct cmt_devstate *d, uint64_t h) {
     struct cmt_replay_live *t = r->t;
     int existed;
     struct live *l = cmt_live_put(t, e->ptr, space, &existed, h);
