@@ -1165,7 +1165,7 @@ int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct c
  * along the run is checked once, the stream's position, pointer and clocks live in registers. A
  * record the run does not take (another type, too near the block's end, a check that fails, past
  * the bound) is left unread for cmt_dump_next_hot, which takes it or reports it. */
-size_t cmt_dump_next_hot_run(struct cmt_dump *d, struct cmt_event *ring, size_t mask, size_t at, size_t max) {
+size_t cmt_dump_next_hot_run(struct cmt_dump *d, struct cmt_event *slots, size_t max) {
     size_t last = d->last;
     if (last == (size_t)-1 || !d->started || d->corrupt || d->follow) return 0;
     struct cmt_stream *s = &d->streams[last];
@@ -1180,21 +1180,25 @@ size_t cmt_dump_next_hot_run(struct cmt_dump *d, struct cmt_event *ring, size_t 
         else
             return 0;
     }
+    if (s->seq > lim) return 0;
     const uint8_t *p = s->c.p, *end = s->c.end;
     uint64_t ptr = s->ptr, seq = s->seq;
     int64_t time = s->time;
+    /* stream_commit's checks as what is left: a record's sequence delta must lie in [1, seq_room]
+     * (increasing, below lim: no overflow), its time delta below time_room (time in [0, CMT_TIME_MAX)) */
+    uint64_t seq_room = lim - seq, time_room = (uint64_t)(CMT_TIME_MAX - time);
     const uint32_t w = s->writer;
     const uint64_t off0 = s->block_off - (uint64_t)(uintptr_t)s->base; /* + p: the file offset */
-    size_t n = 0;
-    for (; n < max && end - p >= FAST_ROOM; n++) {
+    struct cmt_event *e = slots, *e_end = slots + max;
+    for (; e < e_end && end - p >= FAST_ROOM; e++) {
         unsigned t = *p;
         if (t != CMT_REC_ALLOC && t != CMT_REC_FREE) break;
-        struct cmt_event *e = &ring[(at + n) & mask];
         const uint8_t *q = p;
         uint64_t qptr = ptr, sd, td;
         if (!fast_decode(&q, &qptr, t, w, off0 + (uint64_t)(uintptr_t)p, &sd, &td, e)) break;
-        /* stream_commit's checks: sd - 1 wraps when sd is 0; time stays in [0, CMT_TIME_MAX) */
-        if (sd - 1 >= ~seq || td >= (uint64_t)(CMT_TIME_MAX - time) || seq + sd > lim) break;
+        if (sd - 1 >= seq_room || td >= time_room) break; /* sd - 1 wraps when sd is 0 */
+        seq_room -= sd;
+        time_room -= td;
         seq += sd;
         time += (int64_t)td;
         e->seq = seq;
@@ -1206,7 +1210,7 @@ size_t cmt_dump_next_hot_run(struct cmt_dump *d, struct cmt_event *ring, size_t 
     s->ptr = ptr;
     s->seq = s->last_seq = seq;
     s->time = time;
-    return n;
+    return (size_t)(e - slots);
 }
 
 /* ---- follow mode ---- */

@@ -100,12 +100,12 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             cmt_replay_event(r, e);
             continue;
         }
-        while (n <= REFILL && !stop) {
-            size_t k = (head + n) % RING;
-            size_t got = cmt_dump_next_hot_run(d, q, RING - 1, k, LOOKAHEAD - n);
-            for (size_t i = 0; i < got; i++, k = (k + 1) % RING) {
-                hq[k] = cmt_live_hash(q[k].ptr, q[k].flags & CMT_FLAG_SPACE_MASK);
-                prefetch_event(r, hq[k]);
+        for (int fill = n <= REFILL; fill && n < LOOKAHEAD && !stop;) {
+            size_t k = (head + n) % RING, room = RING - k < LOOKAHEAD - n ? RING - k : LOOKAHEAD - n;
+            size_t got = cmt_dump_next_hot_run(d, &q[k], room);
+            for (size_t i = k; i < k + got; i++) {
+                hq[i] = cmt_live_hash(q[i].ptr, q[i].flags & CMT_FLAG_SPACE_MASK);
+                prefetch_event(r, hq[i]);
             }
             n += got;
             if (got) continue;

@@ -11,7 +11,7 @@
  * lines (an event in the slot: its fields up to result, the rest zero), then "hot N" on stderr: how
  * many events came in the slot. With --run it reads as the replay does: runs of records through
  * cmt_dump_next_hot_run into a ring of 32 slots (0xa5 bytes before every call; each run starts
- * where the last ended, wrapping around, and asks for 1 to 24 records in turn), cmt_dump_next_hot
+ * where the last ended and asks for 1 to 24 records in turn, or up to the ring's end), cmt_dump_next_hot
  * when a run takes none; "hot N" then counts the events decoded by runs, "runs N" the runs.
  * Usage: test_decode [--hot|--run] DUMP. Exit 0; 1 when the dump is corrupt (the reader's message on
  * stderr, after the records before it); 4 when an ALLOC/FREE/RETRACK has a stray field; 3 unreadable.
@@ -55,7 +55,9 @@ int main(int argc, char **argv) {
     for (;;) {
         if (run) {
             memset(ring, 0xa5, sizeof ring);
-            size_t max = 1 + ask++ % 24, got = cmt_dump_next_hot_run(d, ring, RUN_RING - 1, at, max);
+            size_t max = 1 + ask++ % 24;
+            if (max > RUN_RING - at) max = RUN_RING - at;
+            size_t got = cmt_dump_next_hot_run(d, &ring[at], max);
             if (got > max) fprintf(stderr, "a run of %zu records asked for %zu\n", got, max), stray = 1;
             for (size_t i = 0; i < got; i++, at = (at + 1) % RUN_RING)
                 stray |= show(d, &ring[at], 1);
