@@ -42,9 +42,11 @@ static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, con
                                 .up = up};
     notify(r, &c);
 }
-static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s,
-                                int up) {
-    if (__builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
+/* plain, in this function and those below: a constant, 1 when the caller knows there is no observer and
+ * this is pass 1 (not snapshot_only): cmt_replay_run_hashed's loop. */
+static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
+                                const int plain) {
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
         notify_stack_to(r, e, s, up);
 }
 
@@ -266,9 +268,9 @@ static void take_snapshot(struct cmt_replay *r, struct cmt_devstate *d) {
 
 /* Before live bytes of d decrease: snapshot a pending peak (exact when taken; skipped when the peak
  * grew by less than 1% since the last snapshot, then pass 2 redoes it exactly). */
-static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d) {
+static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d, const int plain) {
     if (!d->snap_pending) return;
-    if (r->t->snapshot_only) return;
+    if (!plain && r->t->snapshot_only) return;
     if (!d->has_snap || d->peak - d->snap_peak > d->snap_peak / 100)
         take_snapshot(r, d);
     else
@@ -278,7 +280,8 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 /* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
  * memory: asked again). */
 static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r, const struct cmt_event *e,
-                                                           uint64_t space, struct cmt_devstate *d, uint64_t h) {
+                                                           uint64_t space, struct cmt_devstate *d, uint64_t h,
+                                                           const int plain) {
     struct cmt_replay_live *t = r->t;
     int existed;
     struct live *l = cmt_live_put(t, e->ptr, space, &existed, h);
@@ -290,10 +293,10 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         const struct live_info *old = info_of(t, l);
         struct cmt_stack_live *s = &t->sdc[old->sdc];
         struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
-        if (d) before_decrease(r, d);
+        if (d) before_decrease(r, d, plain);
         s->bytes -= old->granted;
         s->count--;
-        notify_stack(r, e, s, 0);
+        notify_stack(r, e, s, 0, plain);
         if (s->device >= 0) {
             if (d) {
                 d->live -= old->granted;
@@ -326,7 +329,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     li->ck = ck;
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
-    notify_stack(r, e, &t->sdc[si], 1);
+    notify_stack(r, e, &t->sdc[si], 1, plain);
     if (device >= 0) {
         if (!d && !(d = cmt_replay_dev_get(r, device))) {
             cmt_replay_lost(r);
@@ -340,7 +343,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
             d->peak_seq = e->seq;
             d->snap_pending = 1;
         }
-        if (t->snapshot_only && t->target_seq[d - r->devs] == e->seq) take_snapshot(r, d);
+        if (!plain && t->snapshot_only && t->target_seq[d - r->devs] == e->seq) take_snapshot(r, d);
     } else {
         r->host_live += e->granted;
         if (r->host_live > r->host_peak) r->host_peak = r->host_live;
@@ -397,7 +400,7 @@ static void add_leak(struct cmt_replay *r, const struct live_info *li, const str
 /* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end); a free
  * (freeing) is counted on its device. */
 static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r, struct live *l, int at,
-                                                           const struct cmt_event *e, int freeing) {
+                                                           const struct cmt_event *e, int freeing, const int plain) {
     struct cmt_replay_live *t = r->t;
     const struct live_info *li = info_of(t, l);
     struct cmt_stack_live *s = &t->sdc[li->sdc];
@@ -405,7 +408,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     uint64_t granted = li->granted;
     if (at >= 0 && !t->snapshot_only) add_leak(r, li, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
-    if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
+    if (d) before_decrease(r, d, plain); /* the snapshot must see the state before this decrease */
     if (freeing) {
         if (d)
             d->frees++;
@@ -414,7 +417,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     }
     s->bytes -= granted;
     s->count--;
-    if (e) notify_stack(r, e, s, 0);
+    if (e) notify_stack(r, e, s, 0, plain);
     if (device >= 0) {
         if (d) {
             d->live -= granted;
@@ -435,7 +438,8 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     cmt_live_del(t, l);
 }
 
-static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
+                                                          const int plain) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -455,8 +459,8 @@ static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, 
         }
         return;
     }
-    end_live(r, l, -1, e, 1);
-    if (!t->snapshot_only) remember_freed(t, space, e->ptr);
+    end_live(r, l, -1, e, 1, plain);
+    if (plain || !t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
 static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
@@ -474,7 +478,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
                 match = ctx && cmt_replay_ctx_device(r, ctx) == e->device;
         }
         if (match) {
-            end_live(r, l, at, e, 0); /* backward shift may move another entry into i: look at i again */
+            end_live(r, l, at, e, 0, 0); /* backward shift may move another entry into i: look at i again */
             continue;
         }
         i++;
@@ -650,8 +654,8 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
 }
 
 /* An ALLOC or RETRACK. */
-static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r, const struct cmt_event *e,
-                                                           uint64_t h) {
+static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
+                                                           const int plain) {
     struct cmt_replay_live *t = r->t;
     if (e->flags & CMT_FLAG_CAPTURED) {
         if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
@@ -667,7 +671,7 @@ static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r,
         return;
     }
     struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
-    if (!t->snapshot_only) {
+    if (plain || !t->snapshot_only) {
         if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
         if (e->device >= 0) {
             if (d) {
@@ -681,7 +685,7 @@ static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r,
         else if (r->host_frees)
             r->host_frees--;
     }
-    add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h);
+    add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h, plain);
 }
 
 /* What record e does to the replay (h: cmt_replay_event_hashed's), but the event counts and times. */
@@ -690,10 +694,10 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
     switch (e->type) {
     case CMT_REC_ALLOC:
     case CMT_REC_RETRACK:
-        do_alloc(r, e, h);
+        do_alloc(r, e, h, 0);
         break;
     case CMT_REC_FREE:
-        do_free(r, e, h);
+        do_free(r, e, h, 0);
         break;
     case CMT_REC_TEARDOWN:
         do_teardown(r, e);
@@ -811,7 +815,7 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
 void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
                            size_t n) {
     if (!n) return;
-    if (r->observer) { /* it may look at the counts: one event at a time */
+    if (r->observer || r->t->snapshot_only) { /* it may look at the counts: one event at a time */
         for (size_t i = 0; i < n; i++)
             cmt_replay_event_hashed(r, &q[(at + i) & mask], hq[(at + i) & mask]);
         return;
@@ -827,9 +831,9 @@ void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, cons
         const struct cmt_event *e = &q[(at + i) & mask];
         uint64_t h = hq[(at + i) & mask];
         if (e->type == CMT_REC_FREE) /* the usual records first, the switch for the rest */
-            do_free(r, e, h);
+            do_free(r, e, h, 1);
         else if (e->type == CMT_REC_ALLOC)
-            do_alloc(r, e, h);
+            do_alloc(r, e, h, 1);
         else
             apply(r, e, h);
     }
@@ -853,7 +857,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
         if (cmt_hkey_used(&l->k)) {
-            end_live(r, l, at, NULL, 0);
+            end_live(r, l, at, NULL, 0, 0);
             continue;
         }
         i++;
