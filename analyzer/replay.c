@@ -55,6 +55,7 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     r->top_n = top_n ? top_n : 10;
     r->t = calloc(1, sizeof *r->t);
     if (!r->t) return -1;
+    cmt_replay_devs_moved(r);
     struct cmt_replay_live *t = r->t;
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
     cmt_htab_init(&t->freed, sizeof(struct freed_key), 1024);
@@ -77,6 +78,7 @@ struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord) 
         return &r->devs[*slot - 1];
     }
     if (cmt_grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
+    cmt_replay_devs_moved(r);
     struct cmt_devstate *d = &r->devs[r->ndevs++];
     memset(d, 0, sizeof *d);
     d->ordinal = ord;

@@ -17,6 +17,7 @@ static int cmp_dev(const void *a, const void *b) {
 
 static void sort_devs(struct cmt_replay *r) {
     if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
+    cmt_replay_devs_moved(r);
     struct cmt_replay_live *t = r->t;
     cmt_htab_free(&t->dev_map);
     memset(t->dev_small, 0, sizeof t->dev_small);
@@ -61,13 +62,12 @@ static inline int hot_event(unsigned type) {
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
  * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
 static inline void prefetch_event(const struct cmt_replay *r, uint64_t h) {
-    const struct cmt_htab *t = &r->t->live;
-    if (!t->cap) return;
-    size_t j = h & (t->cap - 1);
-    const unsigned char *slot = cmt_htab_at(t, j);
+    const struct cmt_htab *t = &r->t->live; /* CMT_REPLAY_QUEUE_MIN_SLOTS slots or more */
+    const unsigned char *slot = cmt_htab_at(t, h & (t->cap - 1));
     cmt_prefetch(slot);
-    /* and the next line: a probe or a delete's backward shift often runs into it */
-    if (j + 4 < t->cap) cmt_prefetch(slot + 64);
+    /* and the next line: a probe or a delete's backward shift often runs into it (past the
+     * table's end for its last line: a prefetch never faults) */
+    cmt_prefetch(slot + 64);
 }
 
 /* Second stage, BATCH to 2 * BATCH events before a FREE is applied: its live slot has arrived, so the
@@ -81,7 +81,7 @@ static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_ev
     if (!l) return;
     const char *p = (const char *)&t->info[l->k.val];
     cmt_prefetch(p);
-    if (((uintptr_t)p & 63) > 64 - sizeof *t->info) cmt_prefetch(p + sizeof *t->info - 1);
+    cmt_prefetch(p + sizeof *t->info - 1); /* the same line again (no second fetch) but when it straddles */
 }
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
