@@ -755,24 +755,19 @@ static void reset_event(struct cmt_event *e) {
     e->payload_len = 0;
 }
 
-/* The fast path: decodes the ALLOC or FREE record at s->c.p (type byte t, FAST_ROOM bytes readable)
- * into the fields of e up to result (e: s->ev, or a caller's slot whose other fields nobody reads:
- * cmt_dump_next_hot) and its sequence/time deltas into *sd, *td; 1, or 0 when the checked path must
- * take it (a varint too long, an allocation past 2^64: it reports them): the stream has not moved
- * then, and what was written into e is rewritten by the checked path (it resets every field of
- * s->ev) or not read (a slot). Each field is stored as soon as it is decoded: few registers live.
- * slot_only: e is known to be a slot, not s->ev (no lazy reset to look at). */
-static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
-                                                             uint64_t *sd, uint64_t *td, struct cmt_event *e,
-                                                             int slot_only) {
-    const uint8_t *p = s->c.p + 1;
+/* The fast path's decoder: the ALLOC or FREE record at *pp (type byte t, FAST_ROOM bytes readable,
+ * writer w, at file offset off; *ptr: the writer's pointer before it) into the fields of e up to
+ * result but seq and time_ns, its sequence/time deltas into *sd, *td. 1 with *pp and *ptr moved
+ * past it, or 0 when the checked path must take it (a varint too long, an allocation past 2^64: it
+ * reports them): *pp and *ptr unmoved then, and what was written into e is rewritten or not read.
+ * Each field is stored as soon as it is decoded: few registers live. */
+static inline __attribute__((always_inline)) int fast_decode(const uint8_t **pp, uint64_t *ptrp, unsigned t, uint32_t w,
+                                                             uint64_t off, uint64_t *sd, uint64_t *td,
+                                                             struct cmt_event *e) {
+    const uint8_t *p = *pp + 1;
     int bad = 0;
-    if (!slot_only && e == &s->ev && s->cold_set) {
-        reset_event(e);
-        s->cold_set = 0;
-    }
     e->type = (uint8_t)t;
-    e->writer = s->writer;
+    e->writer = w;
     e->offset = off;
     *sd = fast_varint(&p, &bad);
     *td = fast_varint(&p, &bad);
@@ -780,7 +775,7 @@ static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *
     e->kind = t == CMT_REC_ALLOC ? fast_varint(&p, &bad) : 0;
     e->flags = fast_varint(&p, &bad);
     e->device = cmt_zz_dec(fast_varint(&p, &bad));
-    uint64_t ptr = s->ptr + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
+    uint64_t ptr = *ptrp + (uint64_t)cmt_zz_dec(fast_varint(&p, &bad));
     e->ptr = ptr;
     e->result = 0;
     if (t == CMT_REC_ALLOC) {
@@ -795,9 +790,22 @@ static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *
         e->size = e->granted = e->stack = e->ctx = 0;
     }
     if (__builtin_expect(bad, 0)) return 0;
-    s->ptr = ptr;
-    s->c.p = p;
+    *ptrp = ptr;
+    *pp = p;
     return 1;
+}
+
+/* fast_decode of the record at s->c.p, into e: s->ev (its fields past result cleared first when a
+ * record of another type set them) or a caller's slot whose other fields nobody reads
+ * (cmt_dump_next_hot); slot_only: e is known to be a slot (no lazy reset to look at). */
+static inline __attribute__((always_inline)) int fast_record(struct cmt_stream *s, unsigned t, uint64_t off,
+                                                             uint64_t *sd, uint64_t *td, struct cmt_event *e,
+                                                             int slot_only) {
+    if (!slot_only && e == &s->ev && s->cold_set) {
+        reset_event(e);
+        s->cold_set = 0;
+    }
+    return fast_decode(&s->c.p, &s->ptr, t, s->writer, off, sd, td, e);
 }
 
 /* The checked path: decodes the record of type t (its type byte read; it began at off) into s->ev
@@ -1150,6 +1158,59 @@ int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct c
         }
     }
     return next_hot_slow(d, slot, ev);
+}
+
+/* The run of ALLOC/FREE records in the middle of the block of the stream returned last, each before
+ * the other writers' heads (cmt_dump_next_hot's usual case, many at a time): what stays the same
+ * along the run is checked once, the stream's position, pointer and clocks live in registers. A
+ * record the run does not take (another type, too near the block's end, a check that fails, past
+ * the bound) is left unread for cmt_dump_next_hot, which takes it or reports it. */
+size_t cmt_dump_next_hot_run(struct cmt_dump *d, struct cmt_event *slots, size_t max) {
+    size_t last = d->last;
+    if (last == (size_t)-1 || !d->started || d->corrupt || d->follow) return 0;
+    struct cmt_stream *s = &d->streams[last];
+    /* after a record of this block: its sequence checks are sd != 0 and no overflow (below) */
+    if (!s->open || s->done || s->first_rec || !s->have_last || s->last_seq != s->seq) return 0;
+    uint64_t lim = UINT64_MAX; /* the last sequence number before the other writers' heads */
+    if (d->have_bound) {
+        if (s->writer < d->bound_writer)
+            lim = d->bound_seq;
+        else if (d->bound_seq)
+            lim = d->bound_seq - 1;
+        else
+            return 0;
+    }
+    if (s->seq > lim) return 0;
+    const uint8_t *p = s->c.p, *end = s->c.end;
+    uint64_t ptr = s->ptr, seq = s->seq;
+    int64_t time = s->time;
+    /* stream_commit's checks as what is left: a record's sequence delta must lie in [1, seq_room]
+     * (increasing, below lim: no overflow), its time delta below time_room (time in [0, CMT_TIME_MAX)) */
+    uint64_t seq_room = lim - seq, time_room = (uint64_t)(CMT_TIME_MAX - time);
+    const uint32_t w = s->writer;
+    const uint64_t off0 = s->block_off - (uint64_t)(uintptr_t)s->base; /* + p: the file offset */
+    struct cmt_event *e = slots, *e_end = slots + max;
+    for (; e < e_end && end - p >= FAST_ROOM; e++) {
+        unsigned t = *p;
+        if (t != CMT_REC_ALLOC && t != CMT_REC_FREE) break;
+        const uint8_t *q = p;
+        uint64_t qptr = ptr, sd, td;
+        if (!fast_decode(&q, &qptr, t, w, off0 + (uint64_t)(uintptr_t)p, &sd, &td, e)) break;
+        if (sd - 1 >= seq_room || td >= time_room) break; /* sd - 1 wraps when sd is 0 */
+        seq_room -= sd;
+        time_room -= td;
+        seq += sd;
+        time += (int64_t)td;
+        e->seq = seq;
+        e->time_ns = time;
+        p = q;
+        ptr = qptr;
+    }
+    s->c.p = p;
+    s->ptr = ptr;
+    s->seq = s->last_seq = seq;
+    s->time = time;
+    return (size_t)(e - slots);
 }
 
 /* ---- follow mode ---- */

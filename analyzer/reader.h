@@ -110,6 +110,11 @@ int cmt_dump_next(struct cmt_dump *d, const struct cmt_event **ev);
  * reads them for those types) and *ev is slot; any other record is returned as cmt_dump_next returns
  * it (*ev points into the reader). Same records, same order as cmt_dump_next. */
 int cmt_dump_next_hot(struct cmt_dump *d, struct cmt_event *slot, const struct cmt_event **ev);
+/* Up to max records of cmt_dump_next_hot's usual case (an ALLOC or FREE that follows the previous
+ * record in its writer's block), decoded as it decodes them into slots[0], slots[1], ...: the
+ * records cmt_dump_next would return next, in its order. Returns how many (0: none of them next;
+ * cmt_dump_next_hot reads the next record, whatever it is). */
+size_t cmt_dump_next_hot_run(struct cmt_dump *d, struct cmt_event *slots, size_t max);
 /* ALLOC, FREE and RETRACK carry nothing past result: these first bytes of an event hold them. */
 #define CMT_EVENT_HOT_SIZE offsetof(struct cmt_event, id)
 

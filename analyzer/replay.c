@@ -10,8 +10,9 @@
 #include "replay_internal.h"
 
 const char *const cmt_anomaly_names[CMT_AN_COUNT] = {
-    "unknown_free", "double_free",     "failed_free",    "failed_calls",   "dropped_events",       "dropped_stacks",
-    "table_full",   "truncated_dumps", "unreadable_dumps", "died_processes", "running_processes", "unmatched_proc", "captured_allocations",
+    "unknown_free",      "double_free",    "failed_free",          "failed_calls",     "dropped_events",
+    "dropped_stacks",    "table_full",     "truncated_dumps",      "unreadable_dumps", "died_processes",
+    "running_processes", "unmatched_proc", "captured_allocations",
 };
 
 const char *cmt_leak_at_name(int at) {
@@ -41,9 +42,11 @@ static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, con
                                 .up = up};
     notify(r, &c);
 }
-static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s,
-                                int up) {
-    if (__builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
+/* plain, in this function and those below: a constant, 1 when the caller knows there is no observer and
+ * this is pass 1 (not snapshot_only): cmt_replay_run_hashed's loop. */
+static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
+                                const int plain) {
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
         notify_stack_to(r, e, s, up);
 }
 
@@ -52,6 +55,7 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     r->top_n = top_n ? top_n : 10;
     r->t = calloc(1, sizeof *r->t);
     if (!r->t) return -1;
+    cmt_replay_devs_moved(r);
     struct cmt_replay_live *t = r->t;
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
     cmt_htab_init(&t->freed, sizeof(struct freed_key), 1024);
@@ -74,6 +78,7 @@ struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord) 
         return &r->devs[*slot - 1];
     }
     if (cmt_grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
+    cmt_replay_devs_moved(r);
     struct cmt_devstate *d = &r->devs[r->ndevs++];
     memset(d, 0, sizeof *d);
     d->ordinal = ord;
@@ -168,7 +173,7 @@ static uint32_t sdc_get_slow(struct cmt_replay *r, uint64_t stack, int64_t devic
     return *slot - 1;
 }
 
-static inline uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
+static inline __attribute__((always_inline)) uint32_t sdc_get(struct cmt_replay *r, uint64_t stack, int64_t device) {
     struct idx_memo *m = cmt_memo_slot(r->t->sdc_memo, stack, (uint64_t)device);
     if (m->v && m->a == stack && m->b == (uint64_t)device) return m->v - 1;
     uint32_t i = sdc_get_slow(r, stack, device);
@@ -187,7 +192,7 @@ static uint32_t ck_get_slow(struct cmt_replay_live *t, uint64_t ctx, uint8_t kin
     return *slot - 1;
 }
 
-static inline uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
+static inline __attribute__((always_inline)) uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t kind) {
     struct idx_memo *m = cmt_memo_slot(t->ck_memo, ctx, kind);
     if (m->v && m->a == ctx && m->b == kind) return m->v - 1;
     uint32_t i = ck_get_slow(t, ctx, kind);
@@ -197,15 +202,18 @@ static inline uint32_t ck_get(struct cmt_replay_live *t, uint64_t ctx, uint8_t k
 
 /* A live_info for a new live allocation (the last one freed first: still in the cache);
  * UINT32_MAX when out of memory. */
-static uint32_t info_new(struct cmt_replay_live *t) {
+static __attribute__((noinline)) uint32_t info_append(struct cmt_replay_live *t) {
+    if (t->ninfo >= UINT32_MAX - 1 || cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
+        return UINT32_MAX;
+    return (uint32_t)t->ninfo++;
+}
+static inline __attribute__((always_inline)) uint32_t info_new(struct cmt_replay_live *t) {
     if (t->info_free) {
         uint32_t i = t->info_free - 1;
         t->info_free = t->info[i].sdc;
         return i;
     }
-    if (t->ninfo >= UINT32_MAX - 1 || cmt_grow_big((void **)&t->info, &t->capinfo, t->ninfo + 1, sizeof *t->info) != 0)
-        return UINT32_MAX;
-    return (uint32_t)t->ninfo++;
+    return info_append(t);
 }
 
 static void info_release(struct cmt_replay_live *t, uint32_t i) {
@@ -262,9 +270,9 @@ static void take_snapshot(struct cmt_replay *r, struct cmt_devstate *d) {
 
 /* Before live bytes of d decrease: snapshot a pending peak (exact when taken; skipped when the peak
  * grew by less than 1% since the last snapshot, then pass 2 redoes it exactly). */
-static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d) {
+static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d, const int plain) {
     if (!d->snap_pending) return;
-    if (r->t->snapshot_only) return;
+    if (!plain && r->t->snapshot_only) return;
     if (!d->has_snap || d->peak - d->snap_peak > d->snap_peak / 100)
         take_snapshot(r, d);
     else
@@ -273,8 +281,9 @@ static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d)
 
 /* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
  * memory: asked again). */
-static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t space, struct cmt_devstate *d,
-                     uint64_t h) {
+static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r, const struct cmt_event *e,
+                                                           uint64_t space, struct cmt_devstate *d, uint64_t h,
+                                                           const int plain) {
     struct cmt_replay_live *t = r->t;
     int existed;
     struct live *l = cmt_live_put(t, e->ptr, space, &existed, h);
@@ -286,10 +295,10 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
         const struct live_info *old = info_of(t, l);
         struct cmt_stack_live *s = &t->sdc[old->sdc];
         struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
-        if (d) before_decrease(r, d);
+        if (d) before_decrease(r, d, plain);
         s->bytes -= old->granted;
         s->count--;
-        notify_stack(r, e, s, 0);
+        notify_stack(r, e, s, 0, plain);
         if (s->device >= 0) {
             if (d) {
                 d->live -= old->granted;
@@ -322,7 +331,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
     li->ck = ck;
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
-    notify_stack(r, e, &t->sdc[si], 1);
+    notify_stack(r, e, &t->sdc[si], 1, plain);
     if (device >= 0) {
         if (!d && !(d = cmt_replay_dev_get(r, device))) {
             cmt_replay_lost(r);
@@ -336,7 +345,7 @@ static void add_live(struct cmt_replay *r, const struct cmt_event *e, uint64_t s
             d->peak_seq = e->seq;
             d->snap_pending = 1;
         }
-        if (t->snapshot_only && t->target_seq[d - r->devs] == e->seq) take_snapshot(r, d);
+        if (!plain && t->snapshot_only && t->target_seq[d - r->devs] == e->seq) take_snapshot(r, d);
     } else {
         r->host_live += e->granted;
         if (r->host_live > r->host_peak) r->host_peak = r->host_live;
@@ -393,7 +402,7 @@ static void add_leak(struct cmt_replay *r, const struct live_info *li, const str
 /* Ends live allocation l (free, or leak when at >= 0) because of record e (NULL: the end); a free
  * (freeing) is counted on its device. */
 static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r, struct live *l, int at,
-                                                           const struct cmt_event *e, int freeing) {
+                                                           const struct cmt_event *e, int freeing, const int plain) {
     struct cmt_replay_live *t = r->t;
     const struct live_info *li = info_of(t, l);
     struct cmt_stack_live *s = &t->sdc[li->sdc];
@@ -401,7 +410,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     uint64_t granted = li->granted;
     if (at >= 0 && !t->snapshot_only) add_leak(r, li, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
-    if (d) before_decrease(r, d); /* the snapshot must see the state before this decrease */
+    if (d) before_decrease(r, d, plain); /* the snapshot must see the state before this decrease */
     if (freeing) {
         if (d)
             d->frees++;
@@ -410,7 +419,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     }
     s->bytes -= granted;
     s->count--;
-    if (e) notify_stack(r, e, s, 0);
+    if (e) notify_stack(r, e, s, 0, plain);
     if (device >= 0) {
         if (d) {
             d->live -= granted;
@@ -431,7 +440,8 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     cmt_live_del(t, l);
 }
 
-static void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
+                                                          const int plain) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -451,8 +461,8 @@ static void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h)
         }
         return;
     }
-    end_live(r, l, -1, e, 1);
-    if (!t->snapshot_only) remember_freed(t, space, e->ptr);
+    end_live(r, l, -1, e, 1, plain);
+    if (plain || !t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
 static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
@@ -470,7 +480,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
                 match = ctx && cmt_replay_ctx_device(r, ctx) == e->device;
         }
         if (match) {
-            end_live(r, l, at, e, 0); /* backward shift may move another entry into i: look at i again */
+            end_live(r, l, at, e, 0, 0); /* backward shift may move another entry into i: look at i again */
             continue;
         }
         i++;
@@ -645,46 +655,51 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
     cmt_replay_event_hashed(r, e, cmt_live_hash(e->ptr, e->flags & CMT_FLAG_SPACE_MASK));
 }
 
-void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+/* An ALLOC or RETRACK. */
+static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
+                                                           const int plain) {
     struct cmt_replay_live *t = r->t;
-    if (!r->events++) r->first_time = e->time_ns;
-    if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
-    r->last_time = e->time_ns;
+    if (e->flags & CMT_FLAG_CAPTURED) {
+        if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
+        return;
+    }
+    if (e->kind == CMT_KIND_IMPORTED) { /* kept out of the live table: not this process's memory */
+        if (cmt_grow((void **)&r->imported, &r->capimported, r->nimported + 1, sizeof *r->imported) != 0) {
+            cmt_replay_lost(r);
+            return;
+        }
+        r->imported[r->nimported++] =
+            (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
+        return;
+    }
+    struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
+    if (plain || !t->snapshot_only) {
+        if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
+        if (e->device >= 0) {
+            if (d) {
+                if (e->type == CMT_REC_ALLOC)
+                    d->allocations++;
+                else if (d->frees)
+                    d->frees--;
+            }
+        } else if (e->type == CMT_REC_ALLOC)
+            r->host_allocations++;
+        else if (r->host_frees)
+            r->host_frees--;
+    }
+    add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h, plain);
+}
+
+/* What record e does to the replay (h: cmt_replay_event_hashed's), but the event counts and times. */
+static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+    struct cmt_replay_live *t = r->t;
     switch (e->type) {
     case CMT_REC_ALLOC:
     case CMT_REC_RETRACK:
-        if (e->flags & CMT_FLAG_CAPTURED) {
-            if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
-            break;
-        }
-        if (e->kind == CMT_KIND_IMPORTED) { /* kept out of the live table: not this process's memory */
-            if (cmt_grow((void **)&r->imported, &r->capimported, r->nimported + 1, sizeof *r->imported) != 0) {
-                cmt_replay_lost(r);
-                break;
-            }
-            r->imported[r->nimported++] =
-                (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
-            break;
-        }
-        struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
-        if (!t->snapshot_only) {
-            if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
-            if (e->device >= 0) {
-                if (d) {
-                    if (e->type == CMT_REC_ALLOC)
-                        d->allocations++;
-                    else if (d->frees)
-                        d->frees--;
-                }
-            } else if (e->type == CMT_REC_ALLOC)
-                r->host_allocations++;
-            else if (r->host_frees)
-                r->host_frees--;
-        }
-        add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h);
+        do_alloc(r, e, h, 0);
         break;
     case CMT_REC_FREE:
-        do_free(r, e, h);
+        do_free(r, e, h, 0);
         break;
     case CMT_REC_TEARDOWN:
         do_teardown(r, e);
@@ -792,6 +807,40 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
     if (r->observer && !t->snapshot_only) observe(r, e);
 }
 
+void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
+    if (!r->events++) r->first_time = e->time_ns;
+    if (!(r->events & 0xffff) && r->progress) atomic_fetch_add_explicit(r->progress, 0x10000, memory_order_relaxed);
+    r->last_time = e->time_ns;
+    apply(r, e, h);
+}
+
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
+                           size_t n) {
+    if (!n) return;
+    if (r->observer || r->t->snapshot_only) { /* it may look at the counts: one event at a time */
+        for (size_t i = 0; i < n; i++)
+            cmt_replay_event_hashed(r, &q[(at + i) & mask], hq[(at + i) & mask]);
+        return;
+    }
+    /* the event counts and times cmt_replay_event_hashed keeps, at once (nothing below reads them) */
+    uint64_t before = r->events, after = before + n;
+    if (!before) r->first_time = q[at & mask].time_ns;
+    r->events = after;
+    if (r->progress && (after >> 16) != (before >> 16))
+        atomic_fetch_add_explicit(r->progress, ((after >> 16) - (before >> 16)) << 16, memory_order_relaxed);
+    r->last_time = q[(at + n - 1) & mask].time_ns;
+    for (size_t i = 0; i < n; i++) {
+        const struct cmt_event *e = &q[(at + i) & mask];
+        uint64_t h = hq[(at + i) & mask];
+        if (e->type == CMT_REC_FREE) /* the usual records first, the switch for the rest */
+            do_free(r, e, h, 1);
+        else if (e->type == CMT_REC_ALLOC)
+            do_alloc(r, e, h, 1);
+        else
+            apply(r, e, h);
+    }
+}
+
 static int cmp_leak(const void *a, const void *b) {
     const struct cmt_leak *x = a, *y = b;
     if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
@@ -810,7 +859,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
         if (cmt_hkey_used(&l->k)) {
-            end_live(r, l, at, NULL, 0);
+            end_live(r, l, at, NULL, 0, 0);
             continue;
         }
         i++;

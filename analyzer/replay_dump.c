@@ -17,6 +17,7 @@ static int cmp_dev(const void *a, const void *b) {
 
 static void sort_devs(struct cmt_replay *r) {
     if (r->ndevs > 1) qsort(r->devs, r->ndevs, sizeof *r->devs, cmp_dev);
+    cmt_replay_devs_moved(r);
     struct cmt_replay_live *t = r->t;
     cmt_htab_free(&t->dev_map);
     memset(t->dev_small, 0, sizeof t->dev_small);
@@ -41,12 +42,18 @@ static void sort_devs(struct cmt_replay *r) {
 }
 
 /* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
- * are then decoded LOOKAHEAD ahead of the one applied and the hash slots they will touch (live,
- * stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c indexes it only when a
- * free misses). Only ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
+ * are then decoded up to LOOKAHEAD ahead of the one applied and the hash slots they will touch
+ * (live, stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c
+ * indexes it only when a free misses). Events are applied BATCH at a time; the queue is refilled
+ * once REFILL or fewer wait, so that the reader decodes runs of records (cmt_dump_next_hot_run): an
+ * event's live slot is prefetched when it is queued, BATCH or more events before its live_info is
+ * (prefetch_info, from the batch before its own), which is BATCH or more before it is applied. Only
+ * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
  * per-stream buffers (STACK frames), so reading stops until it has been applied. */
-#define LOOKAHEAD 16
-#define PREFETCH_MIN_SLOTS 16384
+#define RING 32 /* queue slots: a power of two above LOOKAHEAD */
+#define LOOKAHEAD 24
+#define BATCH 8
+#define REFILL (LOOKAHEAD - BATCH)
 
 static inline int hot_event(unsigned type) {
     return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
@@ -55,16 +62,15 @@ static inline int hot_event(unsigned type) {
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's
  * cmt_prefetch is a volatile asm (tests/cases/analyzer_prefetch.sh checks the binary). */
 static inline void prefetch_event(const struct cmt_replay *r, uint64_t h) {
-    const struct cmt_htab *t = &r->t->live;
-    if (!t->cap) return;
-    size_t j = h & (t->cap - 1);
-    const unsigned char *slot = cmt_htab_at(t, j);
+    const struct cmt_htab *t = &r->t->live; /* CMT_REPLAY_QUEUE_MIN_SLOTS slots or more */
+    const unsigned char *slot = cmt_htab_at(t, h & (t->cap - 1));
     cmt_prefetch(slot);
-    /* and the next line: a probe or a delete's backward shift often runs into it */
-    if (j + 4 < t->cap) cmt_prefetch(slot + 64);
+    /* and the next line: a probe or a delete's backward shift often runs into it (past the
+     * table's end for its last line: a prefetch never faults) */
+    cmt_prefetch(slot + 64);
 }
 
-/* Second stage, LOOKAHEAD / 2 events before a FREE is applied: its live slot has arrived, so the
+/* Second stage, BATCH to 2 * BATCH events before a FREE is applied: its live slot has arrived, so the
  * live_info it points to can be asked for (the entry may still move before then: only a hint).
  * Both of its lines when it straddles two (a 24-byte entry does one time in four). Measured: this
  * prefetch with a full find is worth 40% at 1 M live (looking at the home slot only, 20%). */
@@ -75,13 +81,13 @@ static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_ev
     if (!l) return;
     const char *p = (const char *)&t->info[l->k.val];
     cmt_prefetch(p);
-    if (((uintptr_t)p & 63) > 64 - sizeof *t->info) cmt_prefetch(p + sizeof *t->info - 1);
+    cmt_prefetch(p + sizeof *t->info - 1); /* the same line again (no second fetch) but when it straddles */
 }
 
 static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     const struct cmt_replay_live *t = r->t;
-    struct cmt_event q[LOOKAHEAD];
-    uint64_t hq[LOOKAHEAD]; /* the live-table hash of q's hot records, computed once */
+    struct cmt_event q[RING];
+    uint64_t hq[RING]; /* the live-table hash of q's hot records, computed once */
     size_t head = 0, n = 0;
     /* stop filling the queue: STOP_BLOCKED while a record not hot_event is queued, STOP_END at the end */
     enum { STOP_BLOCKED = 1, STOP_END = 2 };
@@ -89,16 +95,23 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
     int rc = 0;
     const struct cmt_event *e;
     for (;;) {
-        if (!n && t->live.cap < PREFETCH_MIN_SLOTS) { /* small tables: no queue, no copies */
+        if (!n && t->live.cap < CMT_REPLAY_QUEUE_MIN_SLOTS) { /* small tables: no queue, no copies */
             if ((rc = cmt_dump_next(d, &e)) <= 0) return rc;
             cmt_replay_event(r, e);
             continue;
         }
-        while (n < LOOKAHEAD && !stop) {
-            size_t k = (head + n) % LOOKAHEAD;
+        for (int fill = n <= REFILL; fill && n < LOOKAHEAD && !stop;) {
+            size_t k = (head + n) % RING, room = RING - k < LOOKAHEAD - n ? RING - k : LOOKAHEAD - n;
+            size_t got = cmt_dump_next_hot_run(d, &q[k], room);
+            for (size_t i = k; i < k + got; i++) {
+                hq[i] = cmt_live_hash(q[i].ptr, q[i].flags & CMT_FLAG_SPACE_MASK);
+                prefetch_event(r, hq[i]);
+            }
+            n += got;
+            if (got) continue;
+            /* the next record, whatever it is: ALLOC/FREE come decoded in q[k]; what replay.c reads
+             * of the others of hot_event (not the whole ~360 bytes) is copied there */
             struct cmt_event *c = &q[k];
-            /* ALLOC/FREE come decoded in c; what replay.c reads of the others of hot_event (not the
-             * whole ~360 bytes) is copied there */
             if ((rc = cmt_dump_next_hot(d, c, &e)) <= 0) {
                 stop |= STOP_END;
                 break;
@@ -115,13 +128,16 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
             n++;
         }
         if (!n) return rc;
-        if (n > LOOKAHEAD / 2) {
-            size_t k = (head + LOOKAHEAD / 2) % LOOKAHEAD;
+        /* a batch of the first BATCH queued, the live_info of the next BATCH asked for first */
+        size_t m = n < BATCH ? n : BATCH;
+        for (size_t i = m; i < n && i < 2 * BATCH; i++) {
+            size_t k = (head + i) % RING;
             prefetch_info(r, &q[k], hq[k]);
         }
-        cmt_replay_event_hashed(r, &q[head], hq[head]);
-        head = (head + 1) % LOOKAHEAD;
-        if (!--n) stop &= ~(unsigned)STOP_BLOCKED;
+        cmt_replay_run_hashed(r, q, hq, RING - 1, head, m);
+        head = (head + m) % RING;
+        n -= m;
+        if (!n) stop &= ~(unsigned)STOP_BLOCKED;
     }
 }
 

@@ -69,6 +69,8 @@ struct cmt_replay_live {
     size_t npycodes, cappycodes;
     struct cmt_htab dev_map;       /* (ordinal, 0) -> devs index */
     uint32_t dev_small[DEV_SMALL]; /* ordinal -> devs index + 1 for small ordinals (0: ask dev_map) */
+    int64_t dev_last_ord;          /* the device cmt_replay_dev_get found last, by ordinal (INT64_MIN: none; */
+    struct cmt_devstate *dev_last; /* forgotten whenever devs moves: cmt_replay_devs_moved) */
     size_t capdevs;
     struct cmt_htab ctx_map; /* (ctx, 0) -> ctxdev index */
     int64_t *ctxdev;
@@ -108,14 +110,32 @@ static inline uint32_t cmt_replay_devslot(const struct cmt_replay *r, const stru
  * caller has computed already (replay_dump.c: for the prefetch); h is ignored for other records. */
 void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h);
 
+/* cmt_replay_dump queues records (replay_dump.c) once the live table has this many slots. */
+#define CMT_REPLAY_QUEUE_MIN_SLOTS 16384
+
+/* cmt_replay_event_hashed of n events in turn, the i-th q[(at + i) & mask] with hash hq[(at + i) & mask]
+ * (mask: a power of two less one): replay_dump.c's queue, a batch at a time. */
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
+                           size_t n);
+
 /* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
 void cmt_replay_lost(struct cmt_replay *r);
-/* The state of device ord, added when new; NULL when out of memory. Inline for small ordinals
- * already seen (called a few times per event); the rest in replay.c. */
+/* The state of device ord, added when new; NULL when out of memory. Inline for the device found
+ * last and small ordinals already seen (called a few times per event); the rest in replay.c. */
 struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord);
 static inline struct cmt_devstate *cmt_replay_dev_get(struct cmt_replay *r, int64_t ord) {
-    if (ord >= 0 && ord < DEV_SMALL && r->t->dev_small[ord]) return &r->devs[r->t->dev_small[ord] - 1];
+    struct cmt_replay_live *t = r->t;
+    if (ord == t->dev_last_ord) return t->dev_last;
+    if ((uint64_t)ord < DEV_SMALL && t->dev_small[ord]) {
+        t->dev_last_ord = ord;
+        return t->dev_last = &r->devs[t->dev_small[ord] - 1];
+    }
     return cmt_replay_dev_get_slow(r, ord);
+}
+/* r->devs moved or was reordered: cmt_replay_dev_get's last device is forgotten. */
+static inline void cmt_replay_devs_moved(struct cmt_replay *r) {
+    r->t->dev_last_ord = INT64_MIN;
+    r->t->dev_last = NULL;
 }
 
 #endif
