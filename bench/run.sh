@@ -54,6 +54,8 @@ SITES=10000
 log() { echo "bench: $*" >&2; }
 add() { echo "$2" >>"$R/$1"; }                         # add KEY VALUE
 field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }'; }
+# cpu_ns: CPU time (user + sys) per pair of the last run, all threads together
+cpu_ns() { awk -v u="$(field user_ns <<<"$LINE")" -v s="$(field sys_ns <<<"$LINE")" 'BEGIN { if (u != "") printf("%.3f\n", u + s) }'; }
 # fig KEY [SCALE]: "median (min–max)" of the values recorded under KEY
 fig() {
     local f=$R/$1
@@ -157,13 +159,15 @@ for rep in $(seq 1 "$REPS"); do
     fi
     # 3: threads (throughput, all threads together)
     for d in 0 32; do
-        pairs "$d" cuda 32 "$N_TRK" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"
-        pairs "$d" cuda 32 "$N_TRK" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"
+        pairs "$d" cuda 32 "$N_TRK" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"; c1=$(cpu_ns)
+        pairs "$d" cuda 32 "$N_TRK" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"; c2=$(cpu_ns)
         add "thrratio_$d" "$(ratio "$t2" "$t1")"
+        add "thrcpu_$d" "$(ratio "$c2" "$c1")"
     done
-    pairs - cuda 32 "$N_FAST" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"
-    pairs - cuda 32 "$N_FAST" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"
+    pairs - cuda 32 "$N_FAST" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"; c1=$(cpu_ns)
+    pairs - cuda 32 "$N_FAST" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"; c2=$(cpu_ns)
     add thrratio_u "$(ratio "$u2" "$u1")"
+    add thrcpu_u "$(ratio "$c2" "$c1")"
     add thrvsu_32 "$(ratio "$t2" "$t1" | awk -v u="$(ratio "$u2" "$u1")" '{ printf("%.4f", $1 / u) }')"
     # 6: the patterns of issue 16, tracked beside untracked
     for pat in sites:$SITES depths:64; do
@@ -405,6 +409,8 @@ those means little: see the notes). Clock source: $(cat /sys/devices/system/cloc
 | 2 threads ÷ 1 thread, depth 32 (§3) | tracked ratio | $(stat3 thrratio_32) | | | $(shape thrratio_32) |
 | untracked program (§3) | ratio | $(stat3 thrratio_u) | | | $(shape thrratio_u) |
 | tracked ratio ÷ untracked ratio (same repetition) | | $(stat3 thrvsu_32) | ≥ 1 | $(verdict "$(median thrvsu_32)" ">=" 1) | $(shape thrvsu_32) |
+| CPU time per pair, 2 threads ÷ 1 thread, depth 32 (1.00: the threads slow each other down not at all) | tracked | $(stat3 thrcpu_32) | | | $(shape thrcpu_32) |
+| the same, untracked program | | $(stat3 thrcpu_u) | | | $(shape thrcpu_u) |
 EOF
 if [ -n "$CH_STATUS" ]; then
     echo "| analyzer, random churn | | $CH_STATUS | | | | | |"
