@@ -1,7 +1,16 @@
 /*
  * cmt_ptrtab.h — the live-allocation table: address (or handle) -> {size, stack, ctx, device,
- * kind}. Open addressing with linear probing and backward-shift deletion, split into 64 stripes
- * with a spinlock each, 24 bytes an entry: cheaper and smaller than uthash for the hot path.
+ * kind}. 64 stripes with a spinlock each; a stripe is an array of groups, one group three cache
+ * lines (192 bytes): the keys of 7 slots and an overflow count in the first line, their 16-byte
+ * values in the next two. A key lives in its home group (from the hash) or, when that was full at
+ * insert, in one of the groups after it; a group's overflow count is the number of keys that passed
+ * it, so a lookup stops at the first group that neither holds the key nor was passed. Nothing is
+ * shifted on delete and there are no tombstones.
+ * Why groups: with random frees over a large live set the group's lines miss the cache, and every
+ * branch that depends on them is resolved only when they arrive; a misprediction there throws away
+ * the work done meanwhile (the caller's own misses included). Here the lookup compares the 7 keys
+ * without branches, the three lines are fetched together, and the branches left (found in the home
+ * group, no overflow to update) are almost always taken the same way.
  * Insert and remove take the event's sequence number under the stripe lock, after the stripe's
  * clock (cmt_seq.h), so a free and the reuse of the same address are always ordered.
  */
@@ -15,8 +24,9 @@
 #include "cmt_seq.h"
 #include "cmt_writer.h"
 
+/* What callers insert and get back. */
 struct cmt_entry {
-    uint64_t key; /* 0: empty slot */
+    uint64_t key; /* never 0 */
     uint64_t size;
     uint32_t stack;
     uint16_t ctx;
@@ -25,14 +35,33 @@ struct cmt_entry {
 };
 
 /* The stripes and their uncontended paths are here, inline: insert and remove run on every
- * allocation and free. Growing, contended locking and deletion are in cmt_ptrtab.c. */
+ * allocation and free. Growing, contended locking and sweeping are in cmt_ptrtab.c. */
 #define CMT_PTR_STRIPES 64
+#define CMT_PTR_GROUP_SLOTS 7
+#define CMT_PTR_OVF_MAX 255 /* a saturated overflow count is never decremented (lookups go on past it) */
+
+struct cmt_ptr_val { /* a slot's value: the entry less its key */
+    uint64_t size;
+    uint32_t stack;
+    uint16_t ctx;
+    int8_t device;
+    uint8_t kind_space;
+};
+
+struct cmt_ptr_group {
+    uint64_t key[CMT_PTR_GROUP_SLOTS]; /* 0: empty slot */
+    uint8_t ovf;                       /* keys whose home is this group or before, stored after it */
+    uint8_t pad0[7];
+    struct cmt_ptr_val val[CMT_PTR_GROUP_SLOTS];
+    uint8_t pad1[16];
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct cmt_ptr_group) == 192, "a group is three cache lines");
 
 struct cmt_stripe {
     _Atomic int lock;
     uint32_t count;
-    uint32_t cap; /* power of two */
-    struct cmt_entry *slots;
+    uint32_t ngroups; /* power of two (0: no array yet) */
+    struct cmt_ptr_group *groups;
     uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
 } __attribute__((aligned(64)));
 
@@ -51,25 +80,90 @@ static inline uint64_t cmt_ptr_hash(uint64_t key, unsigned space) {
     uint64_t h = (key ^ ((uint64_t)space << 61)) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
-static inline bool cmt_ptr_same(const struct cmt_entry *e, uint64_t key, unsigned space) {
-    return e->key == key && (e->kind_space & 3) == space;
+/* The stripe is h's low 6 bits, the home group the bits above. */
+static inline uint32_t cmt_ptr_home(uint64_t h, uint32_t ngroups) {
+    return (uint32_t)(h >> 6) & (ngroups - 1);
 }
 
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-static inline void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t i) {
-    uint32_t mask = s->cap - 1, j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!s->slots[j].key) break;
-        uint32_t home = (uint32_t)(cmt_ptr_hash(s->slots[j].key, s->slots[j].kind_space & 3) >> 6) & mask;
-        /* move j into the hole at i when its home is not in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->slots[i] = s->slots[j];
-            i = j;
+/* Slot i of g as an entry, and an entry's value. */
+static inline struct cmt_entry cmt_ptr_entry(const struct cmt_ptr_group *g, int i) {
+    const struct cmt_ptr_val *v = &g->val[i];
+    return (struct cmt_entry){.key = g->key[i],
+                              .size = v->size,
+                              .stack = v->stack,
+                              .ctx = v->ctx,
+                              .device = v->device,
+                              .kind_space = v->kind_space};
+}
+static inline struct cmt_ptr_val cmt_ptr_val_of(const struct cmt_entry *e) {
+    return (struct cmt_ptr_val){
+        .size = e->size, .stack = e->stack, .ctx = e->ctx, .device = e->device, .kind_space = e->kind_space};
+}
+
+/* Bit i set when slot i of g holds key (any space): no branch, so nothing is thrown away when the
+ * line arrives late. */
+static inline unsigned cmt_ptr_match(const struct cmt_ptr_group *g, uint64_t key) {
+    const uint64_t *k = g->key;
+    _Static_assert(CMT_PTR_GROUP_SLOTS == 7, "one term a slot");
+    return (unsigned)(k[0] == key) | (unsigned)(k[1] == key) << 1 | (unsigned)(k[2] == key) << 2 |
+           (unsigned)(k[3] == key) << 3 | (unsigned)(k[4] == key) << 4 | (unsigned)(k[5] == key) << 5 |
+           (unsigned)(k[6] == key) << 6;
+}
+
+/* The slot of (key, space) in s: *gi = its group, return value its index; -1 when absent. */
+static inline int cmt_ptr_find(const struct cmt_stripe *s, uint64_t h, uint64_t key, unsigned space, uint32_t *gi) {
+    uint32_t mask = s->ngroups - 1, g = cmt_ptr_home(h, s->ngroups);
+    for (uint32_t n = 0; n <= mask; n++, g = (g + 1) & mask) {
+        const struct cmt_ptr_group *gp = &s->groups[g];
+        for (unsigned m = cmt_ptr_match(gp, key); m; m &= m - 1) {
+            int i = __builtin_ctz(m);
+            if (__builtin_expect((gp->val[i].kind_space & 3) == space, 1)) {
+                *gi = g;
+                return i;
+            }
         }
+        if (__builtin_expect(!gp->ovf, 1)) break;
     }
-    s->slots[i].key = 0;
+    return -1;
+}
+
+/* Empties slot i of group gi, whose key's home group is home (the groups in between were passed). */
+static inline void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t home, uint32_t gi, int i) {
+    for (uint32_t g = home; __builtin_expect(g != gi, 0); g = (g + 1) & (s->ngroups - 1))
+        if (s->groups[g].ovf != CMT_PTR_OVF_MAX) s->groups[g].ovf--;
+    s->groups[gi].key[i] = 0;
     s->count--;
+}
+
+/* Puts e (not in the table) into the first empty slot from its home group on. The table has one. */
+static inline void cmt_ptr_place(struct cmt_ptr_group *groups, uint32_t ngroups, uint64_t h,
+                                 const struct cmt_entry *e) {
+    uint32_t g = cmt_ptr_home(h, ngroups);
+    for (;;) {
+        unsigned m = cmt_ptr_match(&groups[g], 0);
+        if (__builtin_expect(m != 0, 1)) {
+            int i = __builtin_ctz(m);
+            groups[g].key[i] = e->key;
+            groups[g].val[i] = cmt_ptr_val_of(e);
+            return;
+        }
+        if (groups[g].ovf != CMT_PTR_OVF_MAX) groups[g].ovf++;
+        g = (g + 1) & (ngroups - 1);
+    }
+}
+
+/* Starts fetching the three lines of h's home group (under the lock: the array does not move).
+ * always_inline: GCC 12 finds a function that only prefetches "pure" and deletes the call. */
+static inline __attribute__((always_inline)) void cmt_ptr_prefetch(const struct cmt_stripe *s, uint64_t h) {
+    const char *g = (const char *)&s->groups[cmt_ptr_home(h, s->ngroups)];
+    __builtin_prefetch(g, 1);
+    __builtin_prefetch(g + 64, 1);
+    __builtin_prefetch(g + 128, 1);
+}
+
+/* Most entries a stripe of n groups holds before it grows (load 0.7). */
+static inline uint32_t cmt_ptr_limit(uint32_t ngroups) {
+    return ngroups * CMT_PTR_GROUP_SLOTS / 10 * 7;
 }
 
 /* Inserts (or replaces) key in space; *seq receives the number of the event at time now. False
@@ -81,13 +175,16 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool ok = true;
     cmt_ptr_lock(s);
-    if ((s->count + 1) * 10 > s->cap * 7 && !cmt_ptr_grow(s) && s->count + 1 >= s->cap) ok = false;
-    if (ok) {
-        uint32_t j = (uint32_t)(h >> 6) & (s->cap - 1);
-        while (s->slots[j].key && !cmt_ptr_same(&s->slots[j], e->key, space))
-            j = (j + 1) & (s->cap - 1);
-        if (!s->slots[j].key) s->count++;
-        s->slots[j] = *e;
+    uint32_t gi;
+    int i = s->ngroups ? cmt_ptr_find(s, h, e->key, space, &gi) : -1;
+    if (i >= 0) { /* replace */
+        s->groups[gi].val[i] = cmt_ptr_val_of(e);
+    } else if (s->count + 1 > cmt_ptr_limit(s->ngroups) && !cmt_ptr_grow(s) &&
+               s->count + 1 >= s->ngroups * CMT_PTR_GROUP_SLOTS) {
+        ok = false;
+    } else {
+        cmt_ptr_place(s->groups, s->ngroups, h, e);
+        s->count++;
     }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
@@ -103,16 +200,14 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool found = false;
     cmt_ptr_lock(s);
-    if (s->cap) {
-        uint32_t j = (uint32_t)(h >> 6) & (s->cap - 1);
-        while (s->slots[j].key) {
-            if (cmt_ptr_same(&s->slots[j], key, space)) {
-                *out = s->slots[j];
-                cmt_ptr_delete_at(s, j);
-                found = true;
-                break;
-            }
-            j = (j + 1) & (s->cap - 1);
+    if (s->ngroups) {
+        cmt_ptr_prefetch(s, h);
+        uint32_t gi;
+        int i = cmt_ptr_find(s, h, key, space, &gi);
+        if (i >= 0) {
+            *out = cmt_ptr_entry(&s->groups[gi], i);
+            cmt_ptr_delete_at(s, cmt_ptr_home(h, s->ngroups), gi, i);
+            found = true;
         }
     }
     *seq = cmt_seq_after(s->clock, now);
@@ -120,10 +215,10 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
     cmt_ptr_unlock(s);
     return found;
 }
-/* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
 /* The largest clock of the stripes (read without their locks: async-signal-safe): a number after
  * it follows every insert and remove that happened before the call. */
 uint64_t cmt_ptr_clock(void);
+/* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                    void (*gone)(const struct cmt_entry *, void *));
 void cmt_ptr_fork_child(void);
