@@ -38,14 +38,29 @@ bool cmt_ptr_grow(struct cmt_stripe *s) {
     for (uint32_t k = 0; k < s->ngroups; k++) {
         const struct cmt_ptr_group *o = &s->groups[k];
         for (int i = 0; i < CMT_PTR_GROUP_SLOTS; i++) {
-            if (!o->key[i]) continue;
+            uint8_t t = (uint8_t)(o->meta >> (8 * i));
+            if (!t) continue;
             struct cmt_entry e = cmt_ptr_entry(o, i);
-            cmt_ptr_place(g, n, cmt_ptr_hash(e.key, e.kind_space & 3), &e);
+            cmt_ptr_place(g, n, cmt_ptr_home(cmt_ptr_hash(e.key, e.kind_space & 3), n), t, &e);
         }
     }
     free(s->groups);
     s->groups = g;
     s->ngroups = n;
+    s->limit = n * CMT_PTR_GROUP_SLOTS / 10 * 7;
+    return true;
+}
+
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e) {
+    uint32_t gi;
+    int i = s->ngroups ? cmt_ptr_find(s, cmt_ptr_home(h, s->ngroups), t, e->key, &gi) : -1;
+    if (i >= 0) { /* replace */
+        s->groups[gi].val[i] = cmt_ptr_val_of(e);
+        return true;
+    }
+    if (!cmt_ptr_grow(s) && s->count + 1 >= s->ngroups * CMT_PTR_GROUP_SLOTS) return false;
+    cmt_ptr_place(s->groups, s->ngroups, cmt_ptr_home(h, s->ngroups), t, e);
+    s->count++;
     return true;
 }
 
@@ -69,7 +84,7 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
             for (uint32_t gi = 0; gi < s->ngroups && n < 64; gi++) {
                 struct cmt_ptr_group *g = &s->groups[gi];
                 for (int i = 0; i < CMT_PTR_GROUP_SLOTS && n < 64; i++) {
-                    if (!g->key[i]) continue;
+                    if (!(uint8_t)(g->meta >> (8 * i))) continue;
                     struct cmt_entry e = cmt_ptr_entry(g, i);
                     if (!match(&e, arg)) continue;
                     batch[n++] = e;

@@ -90,21 +90,25 @@ static void check_table(void) {
         uint32_t *passed = calloc(n ? n : 1, sizeof *passed);
         for (uint32_t g = 0; g < n; g++)
             for (int i = 0; i < CMT_PTR_GROUP_SLOTS; i++) {
-                uint64_t key = s->groups[g].key[i];
-                if (!key) continue;
+                uint8_t t = (uint8_t)(s->groups[g].meta >> (8 * i));
+                if (!t) continue;
                 live++;
-                uint64_t h = cmt_ptr_hash(key, s->groups[g].val[i].kind_space & 3);
+                uint64_t key = s->groups[g].key[i];
+                unsigned space = s->groups[g].val[i].kind_space & 3;
+                uint64_t h = cmt_ptr_hash(key, space);
                 CHECK((h & (CMT_PTR_STRIPES - 1)) == (uint64_t)k);
+                CHECK(t == cmt_ptr_tag(h, space));
                 for (uint32_t p = cmt_ptr_home(h, n); p != g; p = (p + 1) & (n - 1))
                     passed[p]++;
             }
         for (uint32_t g = 0; g < n; g++) {
-            uint8_t o = s->groups[g].ovf;
+            uint8_t o = cmt_ptr_ovf(&s->groups[g]);
             if (o != CMT_PTR_OVF_MAX) /* saturated: sticky until the stripe grows */
                 CHECK(o == passed[g]);
         }
         CHECK(live == s->count);
-        CHECK(s->count <= cmt_ptr_limit(s->ngroups) || !s->ngroups);
+        CHECK(s->count <= s->limit);
+        CHECK(s->limit == s->ngroups * CMT_PTR_GROUP_SLOTS / 10 * 7);
         total += live;
         free(passed);
     }
@@ -189,9 +193,9 @@ int main(void) {
     crafted(keys, 30, ng, ng - 1);
     for (int i = 0; i < 30; i++)
         insert(&(struct cmt_entry){.key = keys[i], .size = (uint64_t)i + 1, .kind_space = 1 << 2}, true);
-    CHECK(cmt_ptr_stripes[0].ngroups == ng);                                  /* no growth: the chain did wrap */
-    CHECK(cmt_ptr_stripes[0].groups[0].key[0] != 0);                          /* group 0 holds overflow */
-    CHECK(cmt_ptr_stripes[0].groups[ng - 1].ovf == 30 - CMT_PTR_GROUP_SLOTS); /* passed the home */
+    CHECK(cmt_ptr_stripes[0].ngroups == ng);                /* no growth: the chain did wrap */
+    CHECK((cmt_ptr_stripes[0].groups[0].meta & 0xff) != 0); /* group 0 holds overflow */
+    CHECK(cmt_ptr_ovf(&cmt_ptr_stripes[0].groups[ng - 1]) == 30 - CMT_PTR_GROUP_SLOTS); /* passed the home */
     check_table();
     for (int i = 3; i < 30; i += 4)
         removal(keys[i], 0);
@@ -204,12 +208,12 @@ int main(void) {
     check_table();
 
     /* 4: saturation: 300 keys with one home group (the stripe has room for them: no growth) */
-    CHECK(cmt_ptr_limit(ng) > 300);
+    CHECK(cmt_ptr_stripes[0].limit > 300);
     crafted(keys, 300, ng, 5);
     for (int i = 0; i < 300; i++)
         insert(&(struct cmt_entry){.key = keys[i], .size = (uint64_t)i + 1, .kind_space = 1 << 2}, true);
     CHECK(cmt_ptr_stripes[0].ngroups == ng);
-    CHECK(cmt_ptr_stripes[0].groups[5].ovf == CMT_PTR_OVF_MAX);
+    CHECK(cmt_ptr_ovf(&cmt_ptr_stripes[0].groups[5]) == CMT_PTR_OVF_MAX);
     check_table();
     for (int i = 0; i < 300; i += 2)
         removal(keys[i], 0);
