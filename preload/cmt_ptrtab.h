@@ -2,10 +2,10 @@
  * cmt_ptrtab.h — the live-allocation table: address (or handle) -> {size, stack, ctx, device,
  * kind}. 64 stripes with a spinlock each; a stripe is an array of groups, one group three cache
  * lines (192 bytes): a tag byte for each of 7 slots, an overflow count and the 7 keys in the first
- * line, their 16-byte values in the next two. A key lives in its home group (from the hash) or, when that was full at
- * insert, in one of the groups after it; a group's overflow count is the number of keys that passed
- * it, so a lookup stops at the first group that neither holds the key nor was passed. Nothing is
- * shifted on delete and there are no tombstones.
+ * line, their 16-byte values in the next two. A key lives in its home group (from the hash) or,
+ * when that was full at insert, in one of the groups after it; a group's overflow count is the
+ * number of keys that passed it, so a lookup stops at the first group that neither holds the key
+ * nor was passed. Nothing is shifted on delete and there are no tombstones.
  * Why groups: with random frees over a large live set the group's lines miss the cache, and every
  * branch that depends on them is resolved only when they arrive; a misprediction there throws away
  * the work done meanwhile (the caller's own misses included). Here the lookup compares the 7 tags
