@@ -10,7 +10,7 @@
 #include "cmt_seq.h"
 #include "cmt_writer.h"
 
-#define MIN_CAP 64
+#define MIN_GROUPS 8 /* 56 slots, 1.5 KiB */
 
 struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES];
 #define stripes cmt_ptr_stripes
@@ -31,21 +31,36 @@ void cmt_ptr_lock_slow(struct cmt_stripe *s) {
 }
 
 bool cmt_ptr_grow(struct cmt_stripe *s) {
-    uint32_t ncap = s->cap ? s->cap * 2 : MIN_CAP;
-    struct cmt_entry *n = calloc(ncap, sizeof *n);
-    if (!n) return false;
-    for (uint32_t i = 0; i < s->cap; i++) {
-        struct cmt_entry *e = &s->slots[i];
-        if (!e->key) continue;
-        uint32_t j = (uint32_t)(cmt_ptr_hash(e->key, e->kind_space & 3) >> 6) & (ncap - 1);
-        while (n[j].key)
-            j = (j + 1) & (ncap - 1);
-        n[j] = *e;
+    uint32_t n = s->ngroups ? s->ngroups * 2 : MIN_GROUPS;
+    struct cmt_ptr_group *g = aligned_alloc(_Alignof(struct cmt_ptr_group), (size_t)n * sizeof *g);
+    if (!g) return false;
+    memset(g, 0, (size_t)n * sizeof *g);
+    for (uint32_t k = 0; k < s->ngroups; k++) {
+        const struct cmt_ptr_group *o = &s->groups[k];
+        for (int i = 0; i < CMT_PTR_GROUP_SLOTS; i++) {
+            uint8_t t = (uint8_t)(o->meta >> (8 * i));
+            if (!t) continue;
+            struct cmt_entry e = cmt_ptr_entry(o, i);
+            cmt_ptr_place(g, n, cmt_ptr_home(cmt_ptr_hash(e.key, e.kind_space & 3), n), t, &e);
+        }
     }
-    free(s->slots);
-    s->slots = n;
-    s->cap = ncap;
-    s->limit = ncap / 10 * 7 + ncap % 10 * 7 / 10; /* (count + 1) * 10 > cap * 7, without overflow */
+    free(s->groups);
+    s->groups = g;
+    s->ngroups = n;
+    s->limit = n * CMT_PTR_GROUP_SLOTS / 10 * 7;
+    return true;
+}
+
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e) {
+    uint32_t gi;
+    int i = s->ngroups ? cmt_ptr_find(s, cmt_ptr_home(h, s->ngroups), t, e->key, &gi) : -1;
+    if (i >= 0) { /* replace */
+        s->groups[gi].val[i] = cmt_ptr_val_of(e);
+        return true;
+    }
+    if (!cmt_ptr_grow(s) && s->count + 1 >= s->ngroups * CMT_PTR_GROUP_SLOTS) return false;
+    cmt_ptr_place(s->groups, s->ngroups, cmt_ptr_home(h, s->ngroups), t, e);
+    s->count++;
     return true;
 }
 
@@ -66,12 +81,14 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
         for (;;) {
             int n = 0;
             cmt_ptr_lock(s);
-            for (uint32_t i = 0; i < s->cap && n < 64;) {
-                if (s->slots[i].key && match(&s->slots[i], arg)) {
-                    batch[n++] = s->slots[i];
-                    cmt_ptr_delete_at(s, i); /* re-examine slot i: something may have shifted into it */
-                } else {
-                    i++;
+            for (uint32_t gi = 0; gi < s->ngroups && n < 64; gi++) {
+                struct cmt_ptr_group *g = &s->groups[gi];
+                for (int i = 0; i < CMT_PTR_GROUP_SLOTS && n < 64; i++) {
+                    if (!(uint8_t)(g->meta >> (8 * i))) continue;
+                    struct cmt_entry e = cmt_ptr_entry(g, i);
+                    if (!match(&e, arg)) continue;
+                    batch[n++] = e;
+                    cmt_ptr_delete_at(s, cmt_ptr_home(cmt_ptr_hash(e.key, e.kind_space & 3), s->ngroups), gi, i);
                 }
             }
             cmt_ptr_unlock(s);

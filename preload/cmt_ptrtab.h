@@ -1,7 +1,18 @@
 /*
  * cmt_ptrtab.h — the live-allocation table: address (or handle) -> {size, stack, ctx, device,
- * kind}. Open addressing with linear probing and backward-shift deletion, split into 64 stripes
- * with a spinlock each, 24 bytes an entry: cheaper and smaller than uthash for the hot path.
+ * kind}. 64 stripes with a spinlock each; a stripe is an array of groups, one group three cache
+ * lines (192 bytes): a tag byte for each of 7 slots, an overflow count and the 7 keys in the first
+ * line, their 16-byte values in the next two. A key lives in its home group (from the hash) or,
+ * when that was full at insert, in one of the groups after it; a group's overflow count is the
+ * number of keys that passed it, so a lookup stops at the first group that neither holds the key
+ * nor was passed. Nothing is shifted on delete and there are no tombstones.
+ * Why groups: with random frees over a large live set the group's lines miss the cache, and every
+ * branch that depends on them is resolved only when they arrive; a misprediction there throws away
+ * the work done meanwhile (the caller's own misses included). Here the lookup compares the 7 tags
+ * at once without branches (then the one key they point at), the three lines are fetched together,
+ * and the branches left (found in the home group, no overflow to update) are almost always taken
+ * the same way. Few instructions matter too: when the program's own loop misses the cache, the
+ * tracker's instructions between its misses keep them from overlapping.
  * Insert and remove take the event's sequence number under the stripe lock, after the stripe's
  * clock (cmt_seq.h), so a free and the reuse of the same address are always ordered.
  */
@@ -15,8 +26,9 @@
 #include "cmt_seq.h"
 #include "cmt_writer.h"
 
+/* What callers insert and get back. */
 struct cmt_entry {
-    uint64_t key; /* 0: empty slot */
+    uint64_t key; /* never 0 */
     uint64_t size;
     uint32_t stack;
     uint16_t ctx;
@@ -25,21 +37,44 @@ struct cmt_entry {
 };
 
 /* The stripes and their uncontended paths are here, inline: insert and remove run on every
- * allocation and free. Growing, contended locking and deletion are in cmt_ptrtab.c. */
+ * allocation and free. Growing, contended locking and sweeping are in cmt_ptrtab.c. */
 #define CMT_PTR_STRIPES 64
+#define CMT_PTR_GROUP_SLOTS 7
+#define CMT_PTR_OVF_MAX 255 /* a saturated overflow count is never decremented (lookups go on past it) */
+
+struct cmt_ptr_val { /* a slot's value: the entry less its key */
+    uint64_t size;
+    uint32_t stack;
+    uint16_t ctx;
+    int8_t device;
+    uint8_t kind_space;
+};
+
+/* meta: byte i < 7 is slot i's tag (0: empty; else 0x80 | 5 hash bits << 2 | space), byte 7 the
+ * overflow count: the keys whose home is this group or one before it, stored after it. */
+struct cmt_ptr_group {
+    uint64_t meta;
+    uint64_t key[CMT_PTR_GROUP_SLOTS];
+    struct cmt_ptr_val val[CMT_PTR_GROUP_SLOTS];
+    uint8_t pad[16];
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct cmt_ptr_group) == 192, "a group is three cache lines");
 
 struct cmt_stripe {
     _Atomic int lock;
     uint32_t count;
-    uint32_t cap;   /* power of two */
-    uint32_t limit; /* the count at which an insert grows the table: cap * 7 / 10 (0 before the first) */
-    struct cmt_entry *slots;
+    uint32_t ngroups; /* power of two (0: no array yet) */
+    uint32_t limit;   /* the count at which it grows (load 0.7) */
+    struct cmt_ptr_group *groups;
     uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
 } __attribute__((aligned(64)));
 
 extern struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES] __attribute__((visibility("hidden")));
 void cmt_ptr_lock_slow(struct cmt_stripe *s) __attribute__((visibility("hidden"), cold));
 bool cmt_ptr_grow(struct cmt_stripe *s) __attribute__((visibility("hidden")));
+/* Insert when the stripe is at its limit (grows it first unless e replaces an entry). */
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e)
+    __attribute__((visibility("hidden")));
 
 static inline void cmt_ptr_lock(struct cmt_stripe *s) {
     if (__builtin_expect(atomic_exchange_explicit(&s->lock, 1, memory_order_acquire), 0)) cmt_ptr_lock_slow(s);
@@ -52,25 +87,101 @@ static inline uint64_t cmt_ptr_hash(uint64_t key, unsigned space) {
     uint64_t h = (key ^ ((uint64_t)space << 61)) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
-static inline bool cmt_ptr_same(const struct cmt_entry *e, uint64_t key, unsigned space) {
-    return e->key == key && (e->kind_space & 3) == space;
+/* The stripe is h's low 6 bits, the home group the bits above, the tag's hash bits the top 5. */
+static inline uint32_t cmt_ptr_home(uint64_t h, uint32_t ngroups) {
+    return (uint32_t)(h >> 6) & (ngroups - 1);
+}
+static inline uint8_t cmt_ptr_tag(uint64_t h, unsigned space) {
+    return (uint8_t)(0x80 | (h >> 59) << 2 | space);
+}
+static inline uint8_t cmt_ptr_ovf(const struct cmt_ptr_group *g) {
+    return (uint8_t)(g->meta >> 56);
+}
+static inline void cmt_ptr_ovf_add(struct cmt_ptr_group *g, int d) {
+    if (cmt_ptr_ovf(g) != CMT_PTR_OVF_MAX) g->meta += (uint64_t)(int64_t)d << 56;
 }
 
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-static inline void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t i) {
-    uint32_t mask = s->cap - 1, j = i;
-    for (;;) {
-        j = (j + 1) & mask;
-        if (!s->slots[j].key) break;
-        uint32_t home = (uint32_t)(cmt_ptr_hash(s->slots[j].key, s->slots[j].kind_space & 3) >> 6) & mask;
-        /* move j into the hole at i when its home is not in (i, j] */
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            s->slots[i] = s->slots[j];
-            i = j;
+#define CMT_PTR_BYTES_01 0x0001010101010101ull /* the 7 tag bytes */
+#define CMT_PTR_BYTES_80 0x0080808080808080ull
+/* Bit 8i+7 set for the slots whose tag is t (the lowest exactly; a higher one may be false, the
+ * caller compares the key), and for the first empty slot; no branch, a few instructions. */
+static inline uint64_t cmt_ptr_tags_eq(uint64_t meta, uint8_t t) {
+    uint64_t x = (meta ^ (CMT_PTR_BYTES_01 * t)) & (CMT_PTR_BYTES_01 * 0xff);
+    return (x - CMT_PTR_BYTES_01) & ~x & CMT_PTR_BYTES_80;
+}
+static inline int cmt_ptr_slot(uint64_t bits) {
+    return __builtin_ctzll(bits) >> 3;
+}
+
+/* Slot i of g as an entry, and an entry's value. */
+static inline struct cmt_entry cmt_ptr_entry(const struct cmt_ptr_group *g, int i) {
+    const struct cmt_ptr_val *v = &g->val[i];
+    return (struct cmt_entry){.key = g->key[i],
+                              .size = v->size,
+                              .stack = v->stack,
+                              .ctx = v->ctx,
+                              .device = v->device,
+                              .kind_space = v->kind_space};
+}
+static inline struct cmt_ptr_val cmt_ptr_val_of(const struct cmt_entry *e) {
+    return (struct cmt_ptr_val){
+        .size = e->size, .stack = e->stack, .ctx = e->ctx, .device = e->device, .kind_space = e->kind_space};
+}
+
+/* The slot of key (tag t) in s from group g on: *gi = its group, return value its index; -1 when
+ * absent. */
+static inline int cmt_ptr_find(const struct cmt_stripe *s, uint32_t g, uint8_t t, uint64_t key, uint32_t *gi) {
+    uint32_t mask = s->ngroups - 1;
+    for (uint32_t n = 0; n <= mask; n++, g = (g + 1) & mask) {
+        const struct cmt_ptr_group *gp = &s->groups[g];
+        for (uint64_t m = cmt_ptr_tags_eq(gp->meta, t); m; m &= m - 1) {
+            int i = cmt_ptr_slot(m);
+            if (__builtin_expect(gp->key[i] == key, 1)) {
+                *gi = g;
+                return i;
+            }
         }
+        if (__builtin_expect(!cmt_ptr_ovf(gp), 1)) break;
     }
-    s->slots[i].key = 0;
+    return -1;
+}
+
+/* Empties slot i of group gi, whose key's home group is home (the groups in between were passed). */
+static inline void cmt_ptr_delete_at(struct cmt_stripe *s, uint32_t home, uint32_t gi, int i) {
+    for (uint32_t g = home; __builtin_expect(g != gi, 0); g = (g + 1) & (s->ngroups - 1))
+        cmt_ptr_ovf_add(&s->groups[g], -1);
+    s->groups[gi].meta &= ~((uint64_t)0xff << (8 * i));
     s->count--;
+}
+
+/* Fills slot i of g with e (tag t). */
+static inline void cmt_ptr_fill(struct cmt_ptr_group *g, int i, uint8_t t, const struct cmt_entry *e) {
+    g->meta |= (uint64_t)t << (8 * i);
+    g->key[i] = e->key;
+    g->val[i] = cmt_ptr_val_of(e);
+}
+
+/* Puts e (not in the table; tag t) into the first empty slot from group g on. The table has one. */
+static inline void cmt_ptr_place(struct cmt_ptr_group *groups, uint32_t ngroups, uint32_t g, uint8_t t,
+                                 const struct cmt_entry *e) {
+    for (;;) {
+        uint64_t z = cmt_ptr_tags_eq(groups[g].meta, 0);
+        if (__builtin_expect(z != 0, 1)) {
+            cmt_ptr_fill(&groups[g], cmt_ptr_slot(z), t, e);
+            return;
+        }
+        cmt_ptr_ovf_add(&groups[g], 1);
+        g = (g + 1) & (ngroups - 1);
+    }
+}
+
+/* Starts fetching the three lines of group g (under the lock: the array does not move).
+ * always_inline: GCC 12 finds a function that only prefetches "pure" and deletes the call. */
+static inline __attribute__((always_inline)) void cmt_ptr_prefetch(const struct cmt_stripe *s, uint32_t g) {
+    const char *p = (const char *)&s->groups[g];
+    __builtin_prefetch(p, 1);
+    __builtin_prefetch(p + 64, 1);
+    __builtin_prefetch(p + 128, 1);
 }
 
 /* Inserts (or replaces) key in space; *seq receives the number of the event at time now. False
@@ -79,16 +190,29 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
                                                                  uint64_t *seq) {
     unsigned space = e->kind_space & 3;
     uint64_t h = cmt_ptr_hash(e->key, space);
+    uint8_t t = cmt_ptr_tag(h, space);
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool ok = true;
     cmt_ptr_lock(s);
-    if (s->count >= s->limit && !cmt_ptr_grow(s) && s->count + 1 >= s->cap) ok = false;
-    if (ok) {
-        uint32_t j = (uint32_t)(h >> 6) & (s->cap - 1);
-        while (s->slots[j].key && !cmt_ptr_same(&s->slots[j], e->key, space))
-            j = (j + 1) & (s->cap - 1);
-        if (!s->slots[j].key) s->count++;
-        s->slots[j] = *e;
+    if (__builtin_expect(s->count < s->limit, 1)) {
+        /* the common case in one pass over the home group: not there, not passed, a slot free */
+        uint32_t g = cmt_ptr_home(h, s->ngroups), gi;
+        struct cmt_ptr_group *gp = &s->groups[g];
+        uint64_t m = cmt_ptr_tags_eq(gp->meta, t), z = cmt_ptr_tags_eq(gp->meta, 0);
+        if (__builtin_expect(!m && !cmt_ptr_ovf(gp) && z, 1)) {
+            cmt_ptr_fill(gp, cmt_ptr_slot(z), t, e);
+            s->count++;
+        } else {
+            int i = cmt_ptr_find(s, g, t, e->key, &gi);
+            if (i >= 0) { /* replace */
+                s->groups[gi].val[i] = cmt_ptr_val_of(e);
+            } else {
+                cmt_ptr_place(s->groups, s->ngroups, g, t, e);
+                s->count++;
+            }
+        }
+    } else {
+        ok = cmt_ptr_insert_slow(s, h, t, e);
     }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
@@ -104,16 +228,14 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool found = false;
     cmt_ptr_lock(s);
-    if (s->cap) {
-        uint32_t j = (uint32_t)(h >> 6) & (s->cap - 1);
-        while (s->slots[j].key) {
-            if (cmt_ptr_same(&s->slots[j], key, space)) {
-                *out = s->slots[j];
-                cmt_ptr_delete_at(s, j);
-                found = true;
-                break;
-            }
-            j = (j + 1) & (s->cap - 1);
+    if (s->ngroups) {
+        uint32_t home = cmt_ptr_home(h, s->ngroups), gi;
+        cmt_ptr_prefetch(s, home);
+        int i = cmt_ptr_find(s, home, cmt_ptr_tag(h, space), key, &gi);
+        if (i >= 0) {
+            *out = cmt_ptr_entry(&s->groups[gi], i);
+            cmt_ptr_delete_at(s, home, gi, i);
+            found = true;
         }
     }
     *seq = cmt_seq_after(s->clock, now);
@@ -121,10 +243,10 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
     cmt_ptr_unlock(s);
     return found;
 }
-/* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
 /* The largest clock of the stripes (read without their locks: async-signal-safe): a number after
  * it follows every insert and remove that happened before the call. */
 uint64_t cmt_ptr_clock(void);
+/* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                    void (*gone)(const struct cmt_entry *, void *));
 void cmt_ptr_fork_child(void);

@@ -64,3 +64,10 @@ $(UNIT)/libcumemtrack_nonext.so: tests/unit/nonext_exit.c $(PRELOAD_OBJS) $(BUIL
 	@mkdir -p $(dir $@)
 	$(CC) $(PRELOAD_CFLAGS) -shared -o $@ $< $(PRELOAD_OBJS) -Wl,--wrap=cmt_next_sym \
 		-Wl,--version-script=$(BUILD)/preload/exports.map -Wl,-z,defs -lpthread -ldl
+
+# the live-allocation table (preload/cmt_ptrtab.c) against a reference
+test-programs: $(UNIT)/test_ptrtab
+$(UNIT)/test_ptrtab: tests/unit/test_ptrtab.c preload/cmt_ptrtab.c preload/cmt_ptrtab.h preload/cmt_seq.c preload/cmt_seq.h \
+		preload/cmt_state.h preload/cmt_writer.h include/cmt_format.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/test_ptrtab.c preload/cmt_ptrtab.c preload/cmt_seq.c -o $@ -lpthread
