@@ -51,15 +51,15 @@ bool cmt_ptr_grow(struct cmt_stripe *s) {
     return true;
 }
 
-bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e) {
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, struct cmt_entry e) {
     uint32_t gi;
-    int i = s->ngroups ? cmt_ptr_find(s, cmt_ptr_home(h, s->ngroups), t, e->key, &gi) : -1;
+    int i = s->ngroups ? cmt_ptr_find(s, cmt_ptr_home(h, s->ngroups), t, e.key, &gi) : -1;
     if (i >= 0) { /* replace */
-        s->groups[gi].val[i] = cmt_ptr_val_of(e);
+        s->groups[gi].val[i] = cmt_ptr_val_of(&e);
         return true;
     }
     if (!cmt_ptr_grow(s) && s->count + 1 >= s->ngroups * CMT_PTR_GROUP_SLOTS) return false;
-    cmt_ptr_place(s->groups, s->ngroups, cmt_ptr_home(h, s->ngroups), t, e);
+    cmt_ptr_place(s->groups, s->ngroups, cmt_ptr_home(h, s->ngroups), t, &e);
     s->count++;
     return true;
 }

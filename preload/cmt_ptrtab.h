@@ -72,8 +72,9 @@ struct cmt_stripe {
 extern struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES] __attribute__((visibility("hidden")));
 void cmt_ptr_lock_slow(struct cmt_stripe *s) __attribute__((visibility("hidden"), cold));
 bool cmt_ptr_grow(struct cmt_stripe *s) __attribute__((visibility("hidden")));
-/* Insert when the stripe is at its limit (grows it first unless e replaces an entry). */
-bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e)
+/* Insert when the stripe is at its limit (grows it first unless e replaces an entry). e by value:
+ * the inline insert's entry then never has its address taken and stays in registers. */
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, struct cmt_entry e)
     __attribute__((visibility("hidden")));
 
 static inline void cmt_ptr_lock(struct cmt_stripe *s) {
@@ -108,6 +109,10 @@ static inline void cmt_ptr_ovf_add(struct cmt_ptr_group *g, int d) {
 static inline uint64_t cmt_ptr_tags_eq(uint64_t meta, uint8_t t) {
     uint64_t x = (meta ^ (CMT_PTR_BYTES_01 * t)) & (CMT_PTR_BYTES_01 * 0xff);
     return (x - CMT_PTR_BYTES_01) & ~x & CMT_PTR_BYTES_80;
+}
+/* Bit 8i+7 set for every empty slot (a tag has its top bit, an empty slot is 0). */
+static inline uint64_t cmt_ptr_empty(uint64_t meta) {
+    return ~meta & CMT_PTR_BYTES_80;
 }
 static inline int cmt_ptr_slot(uint64_t bits) {
     return __builtin_ctzll(bits) >> 3;
@@ -165,7 +170,7 @@ static inline void cmt_ptr_fill(struct cmt_ptr_group *g, int i, uint8_t t, const
 static inline void cmt_ptr_place(struct cmt_ptr_group *groups, uint32_t ngroups, uint32_t g, uint8_t t,
                                  const struct cmt_entry *e) {
     for (;;) {
-        uint64_t z = cmt_ptr_tags_eq(groups[g].meta, 0);
+        uint64_t z = cmt_ptr_empty(groups[g].meta);
         if (__builtin_expect(z != 0, 1)) {
             cmt_ptr_fill(&groups[g], cmt_ptr_slot(z), t, e);
             return;
@@ -198,7 +203,8 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
         /* the common case in one pass over the home group: not there, not passed, a slot free */
         uint32_t g = cmt_ptr_home(h, s->ngroups), gi;
         struct cmt_ptr_group *gp = &s->groups[g];
-        uint64_t m = cmt_ptr_tags_eq(gp->meta, t), z = cmt_ptr_tags_eq(gp->meta, 0);
+        uint64_t meta = gp->meta;
+        uint64_t m = cmt_ptr_tags_eq(meta, t), z = cmt_ptr_empty(meta);
         if (__builtin_expect(!m && !cmt_ptr_ovf(gp) && z, 1)) {
             cmt_ptr_fill(gp, cmt_ptr_slot(z), t, e);
             s->count++;
@@ -212,7 +218,7 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
             }
         }
     } else {
-        ok = cmt_ptr_insert_slow(s, h, t, e);
+        ok = cmt_ptr_insert_slow(s, h, t, *e);
     }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
@@ -231,7 +237,15 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
     if (s->ngroups) {
         uint32_t home = cmt_ptr_home(h, s->ngroups), gi;
         cmt_ptr_prefetch(s, home);
-        int i = cmt_ptr_find(s, home, cmt_ptr_tag(h, space), key, &gi);
+        uint8_t t = cmt_ptr_tag(h, space);
+        const struct cmt_ptr_group *gp = &s->groups[home];
+        /* the common case: in its home group, the lowest slot with its tag (as cmt_ptr_find) */
+        uint64_t m = cmt_ptr_tags_eq(gp->meta, t);
+        int i = m ? cmt_ptr_slot(m) : 0;
+        if (__builtin_expect(m && gp->key[i] == key, 1))
+            gi = home;
+        else
+            i = cmt_ptr_find(s, home, t, key, &gi);
         if (i >= 0) {
             *out = cmt_ptr_entry(&s->groups[gi], i);
             cmt_ptr_delete_at(s, home, gi, i);
