@@ -51,16 +51,25 @@ bool cmt_ptr_grow(struct cmt_stripe *s) {
     return true;
 }
 
-bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e) {
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, struct cmt_entry e) {
     uint32_t gi;
-    int i = s->ngroups ? cmt_ptr_find(s, cmt_ptr_home(h, s->ngroups), t, e->key, &gi) : -1;
+    int i = s->ngroups ? cmt_ptr_find(s, cmt_ptr_home(h, s->ngroups), t, e.key, &gi) : -1;
     if (i >= 0) { /* replace */
-        s->groups[gi].val[i] = cmt_ptr_val_of(e);
+        s->groups[gi].val[i] = cmt_ptr_val_of(&e);
         return true;
     }
-    if (!cmt_ptr_grow(s) && s->count + 1 >= s->ngroups * CMT_PTR_GROUP_SLOTS) return false;
-    cmt_ptr_place(s->groups, s->ngroups, cmt_ptr_home(h, s->ngroups), t, e);
+    if (s->count >= s->limit && !cmt_ptr_grow(s) && s->count + 1 >= s->ngroups * CMT_PTR_GROUP_SLOTS) return false;
+    cmt_ptr_place(s->groups, s->ngroups, cmt_ptr_home(h, s->ngroups), t, &e);
     s->count++;
+    return true;
+}
+
+bool cmt_ptr_remove_slow(struct cmt_stripe *s, uint32_t home, uint8_t t, uint64_t key, struct cmt_entry *out) {
+    uint32_t gi;
+    int i = cmt_ptr_find(s, home, t, key, &gi);
+    if (i < 0) return false;
+    *out = cmt_ptr_entry(&s->groups[gi], i);
+    cmt_ptr_delete_at(s, home, gi, i);
     return true;
 }
 

@@ -72,8 +72,15 @@ struct cmt_stripe {
 extern struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES] __attribute__((visibility("hidden")));
 void cmt_ptr_lock_slow(struct cmt_stripe *s) __attribute__((visibility("hidden"), cold));
 bool cmt_ptr_grow(struct cmt_stripe *s) __attribute__((visibility("hidden")));
-/* Insert when the stripe is at its limit (grows it first unless e replaces an entry). */
-bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, const struct cmt_entry *e)
+/* Insert other than the inline common case: e replaces an entry, or goes after its home group, or
+ * the stripe is at its limit (grows it first unless e replaces an entry). e by value: the inline
+ * insert's entry then never has its address taken and stays in registers. Out of line, so the
+ * general loops do not take registers from the wrappers' hot path. */
+bool cmt_ptr_insert_slow(struct cmt_stripe *s, uint64_t h, uint8_t t, struct cmt_entry e)
+    __attribute__((visibility("hidden")));
+/* Remove other than the inline common case (key not in the lowest slot of its home group with its
+ * tag t): the general lookup from group home; copies the entry to *out and deletes it. */
+bool cmt_ptr_remove_slow(struct cmt_stripe *s, uint32_t home, uint8_t t, uint64_t key, struct cmt_entry *out)
     __attribute__((visibility("hidden")));
 
 static inline void cmt_ptr_lock(struct cmt_stripe *s) {
@@ -108,6 +115,10 @@ static inline void cmt_ptr_ovf_add(struct cmt_ptr_group *g, int d) {
 static inline uint64_t cmt_ptr_tags_eq(uint64_t meta, uint8_t t) {
     uint64_t x = (meta ^ (CMT_PTR_BYTES_01 * t)) & (CMT_PTR_BYTES_01 * 0xff);
     return (x - CMT_PTR_BYTES_01) & ~x & CMT_PTR_BYTES_80;
+}
+/* Bit 8i+7 set for every empty slot (a tag has its top bit, an empty slot is 0). */
+static inline uint64_t cmt_ptr_empty(uint64_t meta) {
+    return ~meta & CMT_PTR_BYTES_80;
 }
 static inline int cmt_ptr_slot(uint64_t bits) {
     return __builtin_ctzll(bits) >> 3;
@@ -165,7 +176,7 @@ static inline void cmt_ptr_fill(struct cmt_ptr_group *g, int i, uint8_t t, const
 static inline void cmt_ptr_place(struct cmt_ptr_group *groups, uint32_t ngroups, uint32_t g, uint8_t t,
                                  const struct cmt_entry *e) {
     for (;;) {
-        uint64_t z = cmt_ptr_tags_eq(groups[g].meta, 0);
+        uint64_t z = cmt_ptr_empty(groups[g].meta);
         if (__builtin_expect(z != 0, 1)) {
             cmt_ptr_fill(&groups[g], cmt_ptr_slot(z), t, e);
             return;
@@ -194,25 +205,21 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool ok = true;
     cmt_ptr_lock(s);
+    /* the common case in one pass over the home group: below the limit (so the groups exist), not
+     * there, not passed, a slot free */
+    struct cmt_ptr_group *gp = NULL;
+    uint64_t z = 0;
     if (__builtin_expect(s->count < s->limit, 1)) {
-        /* the common case in one pass over the home group: not there, not passed, a slot free */
-        uint32_t g = cmt_ptr_home(h, s->ngroups), gi;
-        struct cmt_ptr_group *gp = &s->groups[g];
-        uint64_t m = cmt_ptr_tags_eq(gp->meta, t), z = cmt_ptr_tags_eq(gp->meta, 0);
-        if (__builtin_expect(!m && !cmt_ptr_ovf(gp) && z, 1)) {
-            cmt_ptr_fill(gp, cmt_ptr_slot(z), t, e);
-            s->count++;
-        } else {
-            int i = cmt_ptr_find(s, g, t, e->key, &gi);
-            if (i >= 0) { /* replace */
-                s->groups[gi].val[i] = cmt_ptr_val_of(e);
-            } else {
-                cmt_ptr_place(s->groups, s->ngroups, g, t, e);
-                s->count++;
-            }
-        }
+        gp = &s->groups[cmt_ptr_home(h, s->ngroups)];
+        uint64_t meta = gp->meta;
+        if (cmt_ptr_tags_eq(meta, t) || cmt_ptr_ovf(gp)) gp = NULL;
+        z = cmt_ptr_empty(meta);
+    }
+    if (__builtin_expect(gp != NULL && z != 0, 1)) {
+        cmt_ptr_fill(gp, cmt_ptr_slot(z), t, e);
+        s->count++;
     } else {
-        ok = cmt_ptr_insert_slow(s, h, t, e);
+        ok = cmt_ptr_insert_slow(s, h, t, *e);
     }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
@@ -229,13 +236,19 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
     bool found = false;
     cmt_ptr_lock(s);
     if (s->ngroups) {
-        uint32_t home = cmt_ptr_home(h, s->ngroups), gi;
+        uint32_t home = cmt_ptr_home(h, s->ngroups);
         cmt_ptr_prefetch(s, home);
-        int i = cmt_ptr_find(s, home, cmt_ptr_tag(h, space), key, &gi);
-        if (i >= 0) {
-            *out = cmt_ptr_entry(&s->groups[gi], i);
-            cmt_ptr_delete_at(s, home, gi, i);
+        uint8_t t = cmt_ptr_tag(h, space);
+        const struct cmt_ptr_group *gp = &s->groups[home];
+        /* the common case: in its home group, the lowest slot with its tag (as cmt_ptr_find) */
+        uint64_t m = cmt_ptr_tags_eq(gp->meta, t);
+        int i = m ? cmt_ptr_slot(m) : 0;
+        if (__builtin_expect(m && gp->key[i] == key, 1)) {
+            *out = cmt_ptr_entry(gp, i);
+            cmt_ptr_delete_at(s, home, home, i);
             found = true;
+        } else {
+            found = cmt_ptr_remove_slow(s, home, t, key, out);
         }
     }
     *seq = cmt_seq_after(s->clock, now);

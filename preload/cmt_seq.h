@@ -49,7 +49,10 @@ static inline uint64_t cmt_seq_after(uint64_t floor, int64_t now) {
     uint64_t f = floor > t->seq_last ? floor : t->seq_last;
     uint64_t g = atomic_load_explicit(&cmt_seq_floor, memory_order_relaxed);
     if (g > f) f = g;
-    uint64_t c = cmt_seq_above(now > cmt_seq_base ? (uint64_t)(now - cmt_seq_base) : 0, f);
+    /* max(time since start, f's clock + 1): next >= 1, so an event before the start (a negative
+     * time) gets next without a clamp to 0 first */
+    int64_t since = now - cmt_seq_base, next = (int64_t)(f >> CMT_SEQ_SLOT_BITS) + 1;
+    uint64_t c = (uint64_t)(since > next ? since : next);
     uint32_t slot = t->seq_slot;
     if (__builtin_expect(slot - 1 >= CMT_SEQ_SHARED_SLOT - 1 || (c >> (64 - CMT_SEQ_SLOT_BITS)) != 0, 0))
         return cmt_seq_slow(c);
