@@ -7,9 +7,13 @@
  * free and puts it back when the driver refuses, as the tracker does. Its added ns per pair on the random-order-free
  * pattern is the floor of section 6's random row on the machine of the run: the cache and TLB misses of looking up one
  * random live allocation per free.
+ * FLOOR_SHIM_STEPS=K (default 0) adds, to every call, a chain of K dependent multiply-adds (~4 cycles
+ * each) that nothing else waits for: how much per-call work the pattern tolerates before the CPU stops
+ * overlapping the program's own cache misses of consecutive iterations (section 6's "cliff" rows).
  */
 #include <cuda.h>
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -22,6 +26,8 @@ struct fs_entry {
 };
 
 static struct fs_entry *fs_slots;
+static unsigned fs_steps; /* FLOOR_SHIM_STEPS */
+static uint64_t fs_sink;
 static uint32_t fs_count; /* kept under 3/4 of FS_CAP: past it, addresses go untracked */
 static CUresult (*fs_real_alloc)(CUdeviceptr *, size_t);
 static CUresult (*fs_real_free)(CUdeviceptr);
@@ -38,6 +44,8 @@ static int fs_ready(void) {
     fs_real_alloc = (CUresult(*)(CUdeviceptr *, size_t))dlsym(RTLD_NEXT, "cuMemAlloc_v2");
     fs_real_free = (CUresult(*)(CUdeviceptr))dlsym(RTLD_NEXT, "cuMemFree_v2");
     if (m == MAP_FAILED || !fs_real_alloc || !fs_real_free) return 0;
+    const char *k = getenv("FLOOR_SHIM_STEPS");
+    fs_steps = k ? (unsigned)strtoul(k, NULL, 10) : 0;
     fs_slots = m;
     return 1;
 }
@@ -73,8 +81,19 @@ static int fs_remove(uint64_t key, uint64_t *size) {
     return 1;
 }
 
+/* K dependent multiply-adds; the asm keeps the compiler from folding the chain away. */
+static void fs_work(uint64_t seed) {
+    uint64_t x = seed;
+    for (unsigned i = 0; i < fs_steps; i++) {
+        x = x * 0x9E3779B97F4A7C15ull + 1;
+        __asm__ volatile("" : "+r"(x));
+    }
+    fs_sink = x;
+}
+
 __attribute__((visibility("default"))) CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes) {
     if (!fs_ready()) return CUDA_ERROR_NOT_INITIALIZED;
+    fs_work(bytes);
     CUresult r = fs_real_alloc(dptr, bytes);
     if (r == CUDA_SUCCESS) fs_insert(*dptr, bytes);
     return r;
@@ -83,6 +102,7 @@ __attribute__((visibility("default"))) CUresult cuMemAlloc_v2(CUdeviceptr *dptr,
 __attribute__((visibility("default"))) CUresult cuMemFree_v2(CUdeviceptr p) {
     if (!fs_ready()) return CUDA_ERROR_NOT_INITIALIZED;
     uint64_t size = 0;
+    fs_work(p);
     int had = fs_remove(p, &size);
     CUresult r = fs_real_free(p);
     if (r != CUDA_SUCCESS && had) fs_insert(p, size);

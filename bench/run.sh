@@ -194,6 +194,10 @@ for rep in $(seq 1 "$REPS"); do
     if [ -f "$SHIM" ]; then # the floor: a shim that only keeps the address -> size table
         l=$(LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_PAT" 1 "$RND_LIVE" random)
         ns=$(field ns_per_pair <<<"$l"); [ -n "$ns" ] && [ -n "$b" ] && add p_random_floor "$(sub_ "$ns" "$b")"
+        for k in 8 32; do # the cliff: the same shim with K dependent multiply-adds per call
+            l=$(FLOOR_SHIM_STEPS=$k LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_PAT" 1 "$RND_LIVE" random)
+            ns=$(field ns_per_pair <<<"$l"); [ -n "$ns" ] && [ -n "$b" ] && add "p_random_floor$k" "$(sub_ "$ns" "$b")"
+        done
     fi
     # stream-ordered pairs (cuMemAllocAsync + cuMemFreeAsync on a created stream), depth 0
     pairs - async 0 "$N_PAT" 1; b=$(field ns_per_pair <<<"$LINE"); add p_async_base "$b"
@@ -405,6 +409,8 @@ those means little: see the notes). Clock source: $(cat /sys/devices/system/cloc
 | caller depth changing every call (64 stacks), depth 32 | added ns/pair | $(stat3 p_depths_ovh) | ≤ 200 | $(verdict "$(median p_depths_ovh)" "<=" 200) | $(shape p_depths_ovh) |
 | random-order frees, $RND_LIVE live, depth 0 | added ns/pair | $(stat3 p_random_ovh) | ≤ 250 | $(verdict "$(median p_random_ovh)" "<=" 250) | $(shape p_random_ovh) |
 | same pattern, floor: a shim that only keeps an address → size table (bench/floor_shim.c) | added ns/pair | $(stat3 p_random_floor) | | | $(shape p_random_floor) |
+| the floor shim + 8 dependent multiply-adds per call (~32 cycles, about one rdtsc) | added ns/pair | $(stat3 p_random_floor8) | | | $(shape p_random_floor8) |
+| the floor shim + 32 dependent multiply-adds per call (~128 cycles) | added ns/pair | $(stat3 p_random_floor32) | | | $(shape p_random_floor32) |
 | stream-ordered pairs (cuMemAllocAsync+cuMemFreeAsync, created stream), depth 0 | added ns/pair | $(stat3 p_async_ovh) | | | $(shape p_async_ovh) |
 | 2 threads ÷ 1 thread, depth 32 (§3) | tracked ratio | $(stat3 thrratio_32) | | | $(shape thrratio_32) |
 | untracked program (§3) | ratio | $(stat3 thrratio_u) | | | $(shape thrratio_u) |
