@@ -13,13 +13,12 @@
 /* ---- devices ---- */
 
 _Atomic uint64_t cmt_seen_devices[4]; /* ordinals 0..255 */
-#define seen_devices cmt_seen_devices
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void cmt_device_note_slow(int ordinal) {
     uint64_t bit = 1ull << (ordinal & 63);
     pthread_mutex_lock(&dev_lock);
-    if (!(atomic_load(&seen_devices[ordinal >> 6]) & bit) && cmt_writer_ensure()) {
+    if (!(atomic_load(&cmt_seen_devices[ordinal >> 6]) & bit) && cmt_writer_ensure()) {
         CUdevice dev = ordinal;
         char name[256] = "", pci[64] = "";
         CUuuid uuid;
@@ -32,7 +31,7 @@ void cmt_device_note_slow(int ordinal) {
         CMT_DRV(cuDeviceTotalMem, &total, dev);
         cmt_alerts_device(ordinal, total, (const uint8_t *)uuid.bytes);
         cmt_rec_device(ordinal, total, (const uint8_t *)uuid.bytes, name, pci);
-        atomic_fetch_or(&seen_devices[ordinal >> 6], bit);
+        atomic_fetch_or(&cmt_seen_devices[ordinal >> 6], bit);
     }
     pthread_mutex_unlock(&dev_lock);
 }
@@ -50,7 +49,6 @@ static uint32_t nctx;                /* entries used; index = position + 1; dead
 static uint64_t primary_handle[256]; /* per device ordinal: the last primary context handle seen */
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 _Atomic uint32_t cmt_ctx_epoch = 1;
-#define ctx_epoch cmt_ctx_epoch
 static atomic_int warned_ctx_full;
 
 static bool is_primary(uint64_t handle, int device) {
@@ -157,7 +155,7 @@ void cmt_ctx_end(uint16_t idx, int device) {
     pthread_mutex_lock(&ctx_lock);
     for (uint32_t i = 0; i < nctx; i++)
         if (idx ? i + 1 == idx : ctxs[i].device == device && !ctxs[i].primary) ctxs[i].alive = false;
-    atomic_fetch_add(&ctx_epoch, 1);
+    atomic_fetch_add(&cmt_ctx_epoch, 1);
     pthread_mutex_unlock(&ctx_lock);
 }
 
@@ -165,8 +163,8 @@ void cmt_driver_fork_child(void) {
     pthread_mutex_init(&dev_lock, NULL);
     pthread_mutex_init(&ctx_lock, NULL);
     for (int i = 0; i < 4; i++)
-        atomic_store(&seen_devices[i], 0);
+        atomic_store(&cmt_seen_devices[i], 0);
     nctx = 0;
     memset(primary_handle, 0, sizeof primary_handle);
-    atomic_fetch_add(&ctx_epoch, 1);
+    atomic_fetch_add(&cmt_ctx_epoch, 1);
 }

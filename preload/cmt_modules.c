@@ -28,11 +28,10 @@ static struct module *mods;
 static size_t nmods, capmods;
 static uint32_t next_id;
 _Atomic int cmt_modules_dirty = 1;
-#define dirty cmt_modules_dirty
 static unsigned long long seen_adds, seen_subs; /* dl_iterate_phdr's counters at the last scan */
 
 void cmt_modules_mark_dirty(void) {
-    atomic_store_explicit(&dirty, 1, memory_order_release);
+    atomic_store_explicit(&cmt_modules_dirty, 1, memory_order_release);
     cmt_gate_close();
 }
 
@@ -131,7 +130,7 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg) {
 void cmt_modules_rescan(void) {
     if (!cmt_writer_ensure()) return;
     pthread_mutex_lock(&lock);
-    atomic_store(&dirty, 0);
+    atomic_store(&cmt_modules_dirty, 0);
     for (size_t i = 0; i < nmods; i++)
         mods[i].seen = false;
     dl_iterate_phdr(scan_one, NULL);
@@ -181,6 +180,6 @@ void cmt_modules_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     nmods = 0; /* the child's dump starts a new map */
     next_id = 0;
-    atomic_store(&dirty, 1);
+    atomic_store(&cmt_modules_dirty, 1);
     cmt_gate_close();
 }

@@ -13,8 +13,6 @@
 #define MIN_GROUPS 8 /* 56 slots, 1.5 KiB */
 
 struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES];
-#define stripes cmt_ptr_stripes
-#define STRIPES CMT_PTR_STRIPES
 
 /* Contended: spin, then yield. Out of line so that the uncontended cmt_ptr_lock() keeps the caller's
  * registers (a call inside the loop made every caller spill its state around the lock). */
@@ -75,8 +73,8 @@ bool cmt_ptr_remove_slow(struct cmt_stripe *s, uint32_t home, uint8_t t, uint64_
 
 uint64_t cmt_ptr_clock(void) {
     uint64_t m = 0;
-    for (int k = 0; k < STRIPES; k++) {
-        uint64_t c = __atomic_load_n(&stripes[k].clock, __ATOMIC_RELAXED); /* no lock: signal-safe */
+    for (int k = 0; k < CMT_PTR_STRIPES; k++) {
+        uint64_t c = __atomic_load_n(&cmt_ptr_stripes[k].clock, __ATOMIC_RELAXED); /* no lock: signal-safe */
         if (c > m) m = c;
     }
     return m;
@@ -85,8 +83,8 @@ uint64_t cmt_ptr_clock(void) {
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
                    void (*gone)(const struct cmt_entry *, void *)) {
     struct cmt_entry batch[64];
-    for (int k = 0; k < STRIPES; k++) {
-        struct cmt_stripe *s = &stripes[k];
+    for (int k = 0; k < CMT_PTR_STRIPES; k++) {
+        struct cmt_stripe *s = &cmt_ptr_stripes[k];
         for (;;) {
             int n = 0;
             cmt_ptr_lock(s);
@@ -111,5 +109,5 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
 void cmt_ptr_fork_child(void) {
     /* Another thread may have held a stripe at fork: start from empty tables (the child's CUDA
      * state starts from scratch too). The parent's arrays are abandoned, not freed. */
-    memset(stripes, 0, sizeof stripes);
+    memset(cmt_ptr_stripes, 0, sizeof cmt_ptr_stripes);
 }

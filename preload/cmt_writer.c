@@ -23,7 +23,6 @@
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-enum { W_NONE = 0, W_OPEN = 1, W_FAILED = 2 }; /* W_OPEN: 1 in cmt_writer.h's inline checks */
 
 _Atomic int cmt_writer_state;
 static struct {
@@ -46,10 +45,10 @@ static __thread bool creating; /* this thread is writing the new dump's first re
 
 static atomic_int warned_stop, warned_create, warned_escape;
 
-const char *cmt_writer_path(void) { return atomic_load(&cmt_writer_state) == W_OPEN ? dump.path : NULL; }
+const char *cmt_writer_path(void) { return atomic_load(&cmt_writer_state) == CMT_W_OPEN ? dump.path : NULL; }
 
 bool cmt_writer_mine(void) {
-    return atomic_load(&cmt_writer_state) == W_OPEN && dump.hdr && dump.hdr->pid == (uint32_t)getpid();
+    return atomic_load(&cmt_writer_state) == CMT_W_OPEN && dump.hdr && dump.hdr->pid == (uint32_t)getpid();
 }
 
 void cmt_counter_add(enum cmt_counter c, uint64_t n) {
@@ -323,11 +322,11 @@ static bool create_file(void) {
 static void thread_exit(void *arg);
 bool cmt_writer_ensure_slow(void) {
     int s = atomic_load_explicit(&cmt_writer_state, memory_order_acquire);
-    if (CMT_LIKELY(s == W_OPEN)) return true;
-    if (s == W_FAILED) return false;
+    if (CMT_LIKELY(s == CMT_W_OPEN)) return true;
+    if (s == CMT_W_FAILED) return false;
     if (creating) return true;
     pthread_mutex_lock(&dump.lock);
-    if (atomic_load(&cmt_writer_state) == W_NONE) {
+    if (atomic_load(&cmt_writer_state) == CMT_W_NONE) {
         if (!dump.key_made) dump.key_made = pthread_key_create(&dump.thread_key, thread_exit) == 0;
         bool ok = create_file();
         if (ok) {
@@ -337,10 +336,10 @@ bool cmt_writer_ensure_slow(void) {
             creating = false;
             write_manifest();
         }
-        atomic_store_explicit(&cmt_writer_state, ok ? W_OPEN : W_FAILED, memory_order_release);
+        atomic_store_explicit(&cmt_writer_state, ok ? CMT_W_OPEN : CMT_W_FAILED, memory_order_release);
     }
     pthread_mutex_unlock(&dump.lock);
-    return atomic_load(&cmt_writer_state) == W_OPEN;
+    return atomic_load(&cmt_writer_state) == CMT_W_OPEN;
 }
 
 /* The application may have closed or reused our descriptor: check it is still our file. */
@@ -493,7 +492,7 @@ static void thread_exit(void *arg) {
     (void)arg;
     struct cmt_tls *t = &cmt_tls;
     cmt_seq_thread_exit();
-    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&cmt_writer_state) != W_OPEN) return;
+    if (t->gen != atomic_load(&cmt_generation) || atomic_load(&cmt_writer_state) != CMT_W_OPEN) return;
     t->nesting++; /* unconditionally: the thread is ending, whatever it was doing */
     release_slot(t);
     t->nesting--;
@@ -545,7 +544,7 @@ void cmt_writer_fork_child(void) {
     pthread_mutex_init(&dump.lock, NULL);
     pthread_mutex_init(&dump.fd_lock, NULL);
     creating = false;
-    atomic_store(&cmt_writer_state, W_NONE);
+    atomic_store(&cmt_writer_state, CMT_W_NONE);
     atomic_store(&dump.stopped, 0);
     atomic_store(&dump.next_block, 0);
     atomic_store(&dump.next_writer, 0);

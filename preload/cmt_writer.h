@@ -16,17 +16,18 @@
 #include "cmt_state.h"
 #include "cmt_wire.h"
 
-/* The dump's state (cmt_writer.c): 1 once it is open. Read by the inline checks below. */
+/* The dump's state (cmt_writer.c), read by the inline checks below. */
+enum cmt_writer_states { CMT_W_NONE = 0, CMT_W_OPEN = 1, CMT_W_FAILED = 2 };
 extern _Atomic int cmt_writer_state __attribute__((visibility("hidden")));
 bool cmt_writer_ensure_slow(void) __attribute__((visibility("hidden")));
 /* Creates the dump if needed. False when there is none (disabled, or creation failed). */
 static inline bool cmt_writer_ensure(void) {
-    if (__builtin_expect(atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1, 1)) return true;
+    if (__builtin_expect(atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == CMT_W_OPEN, 1)) return true;
     return cmt_writer_ensure_slow();
 }
 /* True when the dump is open (cmt_writer_path() != NULL, without the call). */
 static inline bool cmt_writer_open(void) {
-    return atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == 1;
+    return atomic_load_explicit(&cmt_writer_state, memory_order_acquire) == CMT_W_OPEN;
 }
 uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) __attribute__((visibility("hidden")));
 /* Writes a record's sequence and time deltas after its (not yet stored) type byte. */
