@@ -140,6 +140,7 @@ static inline __attribute__((always_inline)) void cmt_fast_end(struct cmt_fast *
         if (CMT_LIKELY(r == CUDA_SUCCESS) && CMT_LIKELY(f->out != NULL)) memcpy(&ptr, f->out, sizeof ptr);
         if (CMT_LIKELY(ptr != 0)) {
             /* the device was noted before the call: the context's, as it is after */
+            /* flags: the space alone (an address, no per-thread stream) */
             cmt_alloc_tracked(true, f->api, f->kind, CMT_SPACE_ADDR, CMT_SPACE_ADDR, f->device, ptr, f->size, f->size,
                               f->stack, f->ctx, f->caller);
             cmt_leave();

@@ -76,22 +76,23 @@ n=$(wc -l <big.out)
 cmp -s big.out small.out || { diff big.out small.out | head -20 >&2; fail "fast and checked decoders differ"; }
 echo "$n records decoded the same in 64 KiB and 256-byte blocks"
 
+# same_records MODE NAME: test_decode --MODE on both block sizes gives the checked decoder's records
+same_records() {
+    for f in big small; do
+        "$T" --$1 $f.cmt >$f.$1.out 2>$f.$1.err || { cat $f.$1.err >&2; fail "test_decode --$1 $f.cmt"; }
+        cmp -s big.out $f.$1.out || { diff big.out $f.$1.out | head -20 >&2; fail "$2 differs ($f blocks)"; }
+    done
+}
 # cmt_dump_next_hot (the replay's look-ahead queue): ALLOC/FREE decoded into the caller's slot, the
 # others (and an ALLOC/FREE that waits while the other writer's records come first) from the
 # reader; the same records in the same order, every field up to result written into the slot
-for f in big small; do
-    "$T" --hot $f.cmt >$f.hot.out 2>$f.hot.err || { cat $f.hot.err >&2; fail "test_decode --hot $f.cmt"; }
-    cmp -s big.out $f.hot.out || { diff big.out $f.hot.out | head -20 >&2; fail "cmt_dump_next_hot differs ($f blocks)"; }
-done
+same_records hot cmt_dump_next_hot
 nhot=$(sed -n 's/^hot //p' big.hot.err)
 [ "${nhot:-0}" -gt 1000 ] || fail "only ${nhot:-0} records decoded into the slot (64 KiB blocks)"
 echo "cmt_dump_next_hot: the same records, $nhot of them in the slot"
 # cmt_dump_next_hot_run (the replay's runs of ALLOC/FREE): the same records, runs of every length
 # from 1 to 24 into a ring, across the other writer's records and block ends
-for f in big small; do
-    "$T" --run $f.cmt >$f.run.out 2>$f.run.err || { cat $f.run.err >&2; fail "test_decode --run $f.cmt"; }
-    cmp -s big.out $f.run.out || { diff big.out $f.run.out | head -20 >&2; fail "cmt_dump_next_hot_run differs ($f blocks)"; }
-done
+same_records run cmt_dump_next_hot_run
 nrun=$(sed -n 's/^hot //p' big.run.err)
 nruns=$(sed -n 's/^runs //p' big.run.err)
 [ "${nrun:-0}" -gt 1000 ] || fail "only ${nrun:-0} records decoded by runs (64 KiB blocks)"
