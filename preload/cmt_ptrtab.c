@@ -2,8 +2,6 @@
  * cmt_ptrtab.c — see cmt_ptrtab.h.
  */
 #include <sched.h>
-#include <stdint.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,41 +28,11 @@ void cmt_ptr_lock_slow(struct cmt_stripe *s) {
     } while (atomic_exchange_explicit(&s->lock, 1, memory_order_acquire));
 }
 
-/* A stripe's array of n groups, zeroed: from malloc below HUGE bytes; from HUGE on, a mapping of
- * its own that starts on a HUGE boundary, with MADV_HUGEPAGE (where transparent huge pages are
- * "madvise" or "always"; elsewhere the advice changes nothing), so that a lookup costs no TLB
- * miss (cmt_ptrtab.h). *mapped: which of the two (malloc when the mapping fails). */
-#define HUGE ((size_t)2 << 20)
-static struct cmt_ptr_group *groups_alloc(uint32_t n, bool *mapped) {
-    size_t bytes = (size_t)n * sizeof(struct cmt_ptr_group);
-    *mapped = false;
-    if (bytes >= HUGE) {
-        char *m = mmap(NULL, bytes + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m != MAP_FAILED) {
-            char *a = (char *)(((uintptr_t)m + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
-            if (a > m) munmap(m, (size_t)(a - m));
-            munmap(a + bytes, (size_t)(m + HUGE - a)); /* the tail: HUGE - (a - m) bytes, never 0 */
-            madvise(a, bytes, MADV_HUGEPAGE);
-            *mapped = true;
-            return (struct cmt_ptr_group *)a;
-        }
-    }
-    struct cmt_ptr_group *g = aligned_alloc(_Alignof(struct cmt_ptr_group), bytes);
-    if (g) memset(g, 0, bytes);
-    return g;
-}
-static void groups_free(struct cmt_ptr_group *g, uint32_t n, bool mapped) {
-    if (mapped)
-        munmap(g, (size_t)n * sizeof *g);
-    else
-        free(g);
-}
-
 bool cmt_ptr_grow(struct cmt_stripe *s) {
     uint32_t n = s->ngroups ? s->ngroups * 2 : MIN_GROUPS;
-    bool mapped;
-    struct cmt_ptr_group *g = groups_alloc(n, &mapped);
+    struct cmt_ptr_group *g = aligned_alloc(_Alignof(struct cmt_ptr_group), (size_t)n * sizeof *g);
     if (!g) return false;
+    memset(g, 0, (size_t)n * sizeof *g);
     for (uint32_t k = 0; k < s->ngroups; k++) {
         const struct cmt_ptr_group *o = &s->groups[k];
         for (int i = 0; i < CMT_PTR_GROUP_SLOTS; i++) {
@@ -74,9 +42,8 @@ bool cmt_ptr_grow(struct cmt_stripe *s) {
             cmt_ptr_place(g, n, cmt_ptr_home(cmt_ptr_hash(e.key, e.kind_space & 3), n), t, &e);
         }
     }
-    if (s->groups) groups_free(s->groups, s->ngroups, s->mapped);
+    free(s->groups);
     s->groups = g;
-    s->mapped = mapped;
     s->ngroups = n;
     s->limit = n * CMT_PTR_GROUP_SLOTS / 10 * 7;
     return true;

@@ -1,6 +1,6 @@
 /*
  * cmt_ptrtab.h — the live-allocation table: address (or handle) -> {size, stack, ctx, device,
- * kind}. 16 stripes with a spinlock each; a stripe is an array of groups, one group three cache
+ * kind}. 64 stripes with a spinlock each; a stripe is an array of groups, one group three cache
  * lines (192 bytes): a tag byte for each of 7 slots, an overflow count and the 7 keys in the first
  * line, their 16-byte values in the next two. A key lives in its home group (from the hash) or,
  * when that was full at insert, in one of the groups after it; a group's overflow count is the
@@ -13,12 +13,6 @@
  * and the branches left (found in the home group, no overflow to update) are almost always taken
  * the same way. Few instructions matter too: when the program's own loop misses the cache, the
  * tracker's instructions between its misses keep them from overlapping.
- * Why 16 stripes and huge pages: a stripe's array of 2 MiB or more is mapped on its own at a 2 MiB
- * boundary with MADV_HUGEPAGE (cmt_ptrtab.c), so with a large live set a random lookup misses the
- * cache but not the TLB as well (a page walk more on the path that holds up the program's own
- * misses). With 16 stripes the arrays pass 2 MiB (3 MiB: two thirds of it in one huge page) from
- * about 640 000 live allocations on (with 64: from 2.6 M). Contention needs two threads in one
- * stripe's few-ns critical section at once: rare with 16 as with 64.
  * Insert and remove take the event's sequence number under the stripe lock, after the stripe's
  * clock (cmt_seq.h), so a free and the reuse of the same address are always ordered.
  */
@@ -44,8 +38,7 @@ struct cmt_entry {
 
 /* The stripes and their uncontended paths are here, inline: insert and remove run on every
  * allocation and free. Growing, contended locking and sweeping are in cmt_ptrtab.c. */
-#define CMT_PTR_STRIPE_BITS 4 /* the stripe is a hash's low 4 bits */
-#define CMT_PTR_STRIPES (1 << CMT_PTR_STRIPE_BITS)
+#define CMT_PTR_STRIPES 64
 #define CMT_PTR_GROUP_SLOTS 7
 #define CMT_PTR_OVF_MAX 255 /* a saturated overflow count is never decremented (lookups go on past it) */
 
@@ -73,7 +66,6 @@ struct cmt_stripe {
     uint32_t ngroups; /* power of two (0: no array yet) */
     uint32_t limit;   /* the count at which it grows (load 0.7) */
     struct cmt_ptr_group *groups;
-    bool mapped;    /* groups is a mapping of its own, not from malloc (cmt_ptrtab.c) */
     uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
 } __attribute__((aligned(64)));
 
@@ -102,9 +94,9 @@ static inline uint64_t cmt_ptr_hash(uint64_t key, unsigned space) {
     uint64_t h = (key ^ ((uint64_t)space << 61)) * 0x9E3779B97F4A7C15ull;
     return h ^ (h >> 29);
 }
-/* The stripe is h's low CMT_PTR_STRIPE_BITS bits, the home group the bits above, the tag's hash bits the top 5. */
+/* The stripe is h's low 6 bits, the home group the bits above, the tag's hash bits the top 5. */
 static inline uint32_t cmt_ptr_home(uint64_t h, uint32_t ngroups) {
-    return (uint32_t)(h >> CMT_PTR_STRIPE_BITS) & (ngroups - 1);
+    return (uint32_t)(h >> 6) & (ngroups - 1);
 }
 static inline uint8_t cmt_ptr_tag(uint64_t h, unsigned space) {
     return (uint8_t)(0x80 | (h >> 59) << 2 | space);
