@@ -46,7 +46,9 @@ struct cmt_stream {
     uint32_t fidx;
     uint64_t fresume;
     int fstaging;           /* the open block is the writer's staging block */
-    uint64_t staging_at;    /* position + 1 of the last staging block seen for this writer, 0: none */
+    int fstaging_done;      /* ... and its writer has begun the next block: read it to its end once more */
+    uint64_t staging_at[2]; /* positions + 1 of the last two staging blocks seen for this writer (a
+                             * writer has up to two: cmt_format.h), the latest first; 0: none */
     int has_head;           /* ev holds a decoded record not returned yet (held past the bound) */
     int cold_set;           /* a field of ev past result may be non-zero (the fast path clears them then) */
     uint64_t missing_since; /* the poll that first found block fidx absent, 0: not absent */
@@ -682,8 +684,23 @@ static int follow_missing(struct cmt_dump *d, struct cmt_stream *s) {
     return 0;
 }
 
+/* Follow mode: whether the poll found block idx of s's writer, as a normal block or in one of its
+ * staging blocks (read now: it may have moved on). */
+static int follow_has_block(struct cmt_dump *d, const struct cmt_stream *s, uint32_t idx) {
+    if (cmt_htab_get(&d->bmap, s->writer, idx)) return 1;
+    for (int k = 0; k < 2; k++) {
+        struct cmt_block_header h;
+        if (s->staging_at[k] &&
+            pread(d->fd, &h, sizeof h, (off_t)(d->hdr->header_size + (s->staging_at[k] - 1) * d->hdr->block_size)) ==
+                (ssize_t)sizeof h &&
+            h.magic == CMT_BLOCK_MAGIC_STAGING && h.writer == s->writer && h.index == idx)
+            return 1;
+    }
+    return 0;
+}
+
 /* Follow mode: opens block (writer, fidx) from byte fresume: its normal copy when the poll found
- * one, else the writer's staging block when it currently holds that index. The staging block is
+ * one, else one of the writer's staging blocks when it currently holds that index. The staging block is
  * read between two reads of its header: the same header twice means the bytes read belong to that
  * (writer, index) (a writer never holds an index twice, and clears the block only after its normal
  * copy is complete), so nothing of the next index is ever mixed in. Returns 1, 0 when the block is
@@ -691,24 +708,23 @@ static int follow_missing(struct cmt_dump *d, struct cmt_stream *s) {
 static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
     uint32_t bs = d->hdr->block_size, hs = d->hdr->header_size;
     uint32_t v = cmt_htab_get(&d->bmap, s->writer, s->fidx);
-    uint64_t off;
-    int staging = 0;
-    if (v)
-        off = hs + (uint64_t)(v - 1) * bs;
-    else if (s->staging_at)
-        off = hs + (s->staging_at - 1) * bs, staging = 1;
-    else
-        return follow_missing(d, s);
+    uint64_t off = 0;
+    int staging = !v, found = 0;
+    struct cmt_block_header h1, h2;
+    for (int k = 0; k < (v ? 1 : 2) && !found; k++) {
+        uint64_t at = v ? v : s->staging_at[k];
+        if (!at) continue;
+        off = hs + (at - 1) * bs;
+        found = pread(d->fd, &h1, sizeof h1, (off_t)off) == (ssize_t)sizeof h1 &&
+                h1.magic == (staging ? CMT_BLOCK_MAGIC_STAGING : CMT_BLOCK_MAGIC) && h1.writer == s->writer &&
+                h1.index == s->fidx;
+    }
+    if (!found) return follow_missing(d, s); /* a staging block moved on: its normal copy comes next poll */
     if (!s->buf) s->buf = malloc(bs); /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
     if (!s->buf) {
         corrupt(d, off, "out of memory for a block buffer");
         return -1;
     }
-    struct cmt_block_header h1, h2;
-    if (pread(d->fd, &h1, sizeof h1, (off_t)off) != (ssize_t)sizeof h1) return follow_missing(d, s);
-    if (h1.magic != (staging ? CMT_BLOCK_MAGIC_STAGING : CMT_BLOCK_MAGIC) || h1.writer != s->writer ||
-        h1.index != s->fidx)
-        return follow_missing(d, s); /* the staging block moved on: its normal copy comes next poll */
     uint64_t from = s->fresume > sizeof h1 ? s->fresume : sizeof h1;
     if (from > bs) from = bs;
     ssize_t n = pread(d->fd, s->buf + from, bs - from, (off_t)(off + from));
@@ -731,6 +747,7 @@ static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
     s->open = 1;
     s->partial = 0;
     s->fstaging = staging;
+    if (!staging) s->fstaging_done = 0;
     s->snap_poll = d->polls;
     if (!s->fresume) {
         s->first_rec = 1;
@@ -886,8 +903,20 @@ static __attribute__((noinline)) int stream_seek(struct cmt_dump *d, struct cmt_
         if (c->p >= c->end || *c->p == 0) { /* end of the block */
             s->open = 0;
             if (d->follow) {
-                if (s->fstaging) { /* the writer is still writing it: go on from here */
+                if (s->fstaging) { /* the writer may still be writing it: go on from here */
                     s->fresume = (uint64_t)(c->p - s->base);
+                    if (s->fstaging_done) { /* read to its end after the next block was seen: complete */
+                        s->fstaging_done = 0;
+                        s->fidx++;
+                        s->fresume = 0;
+                        continue;
+                    }
+                    /* a writer that set a full block aside goes on in its other staging block
+                     * (cmt_format.h): once the next index is there, this one grows no more */
+                    if (follow_has_block(d, s, s->fidx + 1)) {
+                        s->fstaging_done = 1;
+                        continue;
+                    }
                     if (s->snap_poll != d->polls) continue; /* read in an earlier poll: read it again now */
                     return 0;
                 }
@@ -1332,7 +1361,10 @@ int cmt_dump_poll(struct cmt_dump *d, int final) {
         }
         if (bh.magic == CMT_BLOCK_MAGIC_STAGING) {
             d->pstate[i] = FPOS_STAGING;
-            s->staging_at = i + 1;
+            if (s->staging_at[0] != i + 1) {
+                s->staging_at[1] = s->staging_at[0];
+                s->staging_at[0] = i + 1;
+            }
             continue;
         }
         uint32_t *slot = cmt_htab_slot(&d->bmap, bh.writer, bh.index);

@@ -24,6 +24,10 @@
  *   to a normal block (same writer and index, magic CMT_BLOCK_MAGIC) when it is full; a staging
  *   block whose (writer, index) also exists as a normal block is a stale copy: skip it. Otherwise
  *   a staging block is read like a normal one (it holds the last records of that writer).
+ *   A writer may have two staging blocks, with consecutive indexes: when another thread is copying
+ *   a block as its own fills, it sets the full one aside (copied later, or never if the process
+ *   ends first) and records into its second one. A reader following a dump as it is written (live
+ *   view) therefore takes a staging block as complete once the writer's next index exists.
  *
  * ORDERING
  *   Every record carries a sequence number, unique in the process and taken where the ordering is

@@ -113,6 +113,8 @@ void cmt_read_config(void) {
     cmt_cfg.python = !(v && !strcmp(v, "0"));
     v = getenv("CUMEMTRACK_FAST");
     cmt_cfg.fast = !(v && !strcmp(v, "0"));
+    v = getenv("CUMEMTRACK_TEST_BUSY");
+    cmt_cfg.busy_every = v ? (unsigned)strtoul(v, NULL, 10) : 0;
     clock_init(getenv("CUMEMTRACK_CLOCK"));
     cmt_seq_init(mono_ns(CLOCK_MONOTONIC));
     v = getenv("CUMEMTRACK_MANIFEST");

@@ -21,6 +21,7 @@ struct cmt_config {
     bool stack_cache;   /* false with CUMEMTRACK_STACK_CACHE=0 */
     bool python;        /* false with CUMEMTRACK_PYTHON=0 */
     bool fast;          /* false with CUMEMTRACK_FAST=0 (tests): no inline path (cmt_events.h) */
+    unsigned busy_every; /* CUMEMTRACK_TEST_BUSY=N (tests): every Nth copy finds the lock busy (cmt_writer.c) */
 };
 extern struct cmt_config cmt_cfg CMT_STATE_HIDDEN;
 extern _Atomic int cmt_disabled CMT_STATE_HIDDEN;        /* 1: pass everything through */
@@ -65,6 +66,9 @@ struct cmt_tls {
     int64_t clk_last;
     uint64_t seq_last; /* cmt_seq.h: the last sequence number this thread took, and its slot */
     uint32_t seq_slot;
+    uint8_t *pending;     /* cmt_writer.c: a full staging block not yet copied (NULL: none), the end */
+    uint8_t *pending_end; /* of its records, and a clear staging block in reserve (NULL: none) */
+    uint8_t *spare;
 };
 extern __thread struct cmt_tls cmt_tls __attribute__((tls_model("initial-exec"))) CMT_STATE_HIDDEN;
 

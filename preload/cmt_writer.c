@@ -369,7 +369,13 @@ static bool fd_is_ours(void) {
  * new block at the end of the file (body first, then the header with CMT_BLOCK_MAGIC), and the
  * staging block is cleared for the writer's next index. What a crash leaves in a staging block is
  * in the file; a staging block whose (writer, index) also exists as a normal block is a stale
- * copy that readers skip. */
+ * copy that readers skip.
+ * The copy holds the descriptor lock (dump.fd_lock) for its two pwrites (~15 us for 64 KiB). A
+ * thread whose block is full while another thread holds that lock does not wait for it: it sets
+ * the full block aside (pending: still a staging block in the file, so a crash loses nothing) and
+ * goes on in its spare staging block, taken once, after its first copy. The pending block is
+ * copied when the next one is full (waiting for the lock then, if it is busy again) or when the
+ * thread ends. So a writer has at most two staging blocks, with consecutive indexes. */
 
 #define MAX_FREE_SLOTS 256
 static struct {
@@ -400,33 +406,42 @@ static bool claim_block(uint64_t *idx, off_t *off) {
     return true;
 }
 
-static bool acquire_slot(struct cmt_tls *t) {
-    pthread_mutex_lock(&dump.fd_lock);
-    if (nfree_slots > 0) {
-        nfree_slots--;
-        t->block = free_slots[nfree_slots].map;
-        pthread_mutex_unlock(&dump.fd_lock);
-        return true;
-    }
-    pthread_mutex_unlock(&dump.fd_lock);
+static const char *why_fd(bool ours) {
+    return ours ? "no space" : "its descriptor was closed and the file replaced";
+}
+
+/* A clear staging block: from the pool, else a new block of the file, mapped. NULL when there is
+ * none; then *err != 0 when writing must stop (*why says why). dump.fd_lock held. */
+static uint8_t *slot_locked(const char **why, int *err) {
+    *err = 0;
+    if (nfree_slots > 0) return free_slots[--nfree_slots].map;
     uint64_t idx;
     off_t off;
-    if (!claim_block(&idx, &off)) return false;
-    pthread_mutex_lock(&dump.fd_lock);
+    if (!claim_block(&idx, &off)) return NULL; /* it stopped writing, or writing had stopped */
     bool ours = fd_is_ours();
-    int err = ours ? posix_fallocate(dump.fd, off, CMT_BLOCK_SIZE) : EBADF;
+    int e = ours ? posix_fallocate(dump.fd, off, CMT_BLOCK_SIZE) : EBADF;
     void *b = MAP_FAILED;
-    if (!err) {
+    if (!e) {
         b = mmap(NULL, CMT_BLOCK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, dump.fd, off);
-        if (b == MAP_FAILED) err = errno;
+        if (b == MAP_FAILED) e = errno;
     }
+    if (e) {
+        *why = why_fd(ours);
+        *err = e;
+        return NULL;
+    }
+    return b;
+}
+
+/* A clear staging block for this thread; false when writing stopped. */
+static uint8_t *take_slot(void) {
+    const char *why = NULL;
+    int err;
+    pthread_mutex_lock(&dump.fd_lock);
+    uint8_t *b = slot_locked(&why, &err);
     pthread_mutex_unlock(&dump.fd_lock);
-    if (err) {
-        stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
-        return false;
-    }
-    t->block = b;
-    return true;
+    if (!b && err) stop_writing(why, err);
+    return b;
 }
 
 static void start_content(struct cmt_tls *t, uint64_t seq, int64_t now) {
@@ -444,48 +459,64 @@ static void start_content(struct cmt_tls *t, uint64_t seq, int64_t now) {
     t->last_ptr = 0;
 }
 
-/* Copies the staging block's records to a new block and clears it; false when writing stopped
- * (the records stay in the staging block, which is in the file). */
-static bool flush_slot(struct cmt_tls *t) {
-    struct cmt_block_header *bh = (struct cmt_block_header *)t->block;
-    if (t->cur > t->block + sizeof *bh) {
+/* CUMEMTRACK_TEST_BUSY=N (tests): every Nth copy that would not wait finds the lock busy. */
+static bool test_busy(void) {
+    static _Atomic unsigned copies;
+    return cmt_cfg.busy_every && atomic_fetch_add(&copies, 1) % cmt_cfg.busy_every == cmt_cfg.busy_every - 1;
+}
+
+enum copy_result { COPY_DONE, COPY_BUSY, COPY_STOPPED };
+/* Copies the records of staging block b (up to end) to a new block and clears b. wait: waits for
+ * the descriptor lock; otherwise COPY_BUSY, having done nothing, when another thread holds it.
+ * COPY_STOPPED: writing stopped (the records stay in b, which is in the file). A block without
+ * records is only cleared (its index is skipped). */
+static enum copy_result copy_block(uint8_t *b, uint8_t *end, bool wait) {
+    struct cmt_block_header *bh = (struct cmt_block_header *)b;
+    if (end > b + sizeof *bh) {
+        if (wait)
+            pthread_mutex_lock(&dump.fd_lock);
+        else if (test_busy() || pthread_mutex_trylock(&dump.fd_lock) != 0)
+            return COPY_BUSY;
         uint64_t idx;
         off_t off;
-        if (!claim_block(&idx, &off)) return false;
+        bool claimed = claim_block(&idx, &off), ours = claimed && fd_is_ours();
         struct cmt_block_header h = *bh;
         h.magic = CMT_BLOCK_MAGIC;
         size_t body = CMT_BLOCK_SIZE - sizeof h;
-        pthread_mutex_lock(&dump.fd_lock);
-        bool ours = fd_is_ours();
-        ssize_t n = ours ? pwrite(dump.fd, t->block + sizeof h, body, off + (off_t)sizeof h) : -1;
+        ssize_t n = ours ? pwrite(dump.fd, b + sizeof h, body, off + (off_t)sizeof h) : -1;
         int err = n < 0 ? errno : ENOSPC;
         if (n == (ssize_t)body) n = pwrite(dump.fd, &h, sizeof h, off); /* the header last */
         bool ok = n == (ssize_t)sizeof h;
         pthread_mutex_unlock(&dump.fd_lock);
         if (!ok) {
-            stop_writing(ours ? "no space" : "its descriptor was closed and the file replaced", err);
-            return false;
+            if (claimed) stop_writing(why_fd(ours), err);
+            return COPY_STOPPED;
         }
     }
     __atomic_store_n(&bh->magic, 0, __ATOMIC_RELEASE);
-    memset(t->block + sizeof *bh, 0, (size_t)(t->cur - (t->block + sizeof *bh)));
-    t->block_index++;
-    t->cur = t->block + sizeof *bh;
-    return true;
+    memset(b + sizeof *bh, 0, (size_t)(end - (b + sizeof *bh)));
+    return COPY_DONE;
 }
 
-static void release_slot(struct cmt_tls *t) {
+/* Gives a thread's staging blocks back: copied ones (clear) to the pool or unmapped; one whose
+ * records could not be copied stays mapped (they are in the file). */
+static void release_slots(struct cmt_tls *t) {
     if (!t->block) return;
-    bool flushed = flush_slot(t);
+    bool pend_ok = !t->pending || copy_block(t->pending, t->pending_end, true) == COPY_DONE;
+    bool cur_ok = pend_ok && copy_block(t->block, t->cur, true) == COPY_DONE;
+    uint8_t *clear[3] = {cur_ok ? t->block : NULL, pend_ok ? t->pending : NULL, t->spare};
     pthread_mutex_lock(&dump.fd_lock);
-    if (flushed && nfree_slots < MAX_FREE_SLOTS) {
-        free_slots[nfree_slots++].map = t->block;
-        t->block = NULL;
-    }
+    for (int i = 0; i < 3; i++)
+        if (clear[i] && nfree_slots < MAX_FREE_SLOTS) {
+            free_slots[nfree_slots++].map = clear[i];
+            clear[i] = NULL;
+        }
     pthread_mutex_unlock(&dump.fd_lock);
-    if (t->block && flushed) munmap(t->block, CMT_BLOCK_SIZE);
-    t->block = NULL; /* unflushed: left mapped, its records stay in the file */
+    for (int i = 0; i < 3; i++)
+        if (clear[i]) munmap(clear[i], CMT_BLOCK_SIZE);
+    t->block = t->pending = t->pending_end = t->spare = NULL;
     t->cur = t->lim = NULL;
+    t->block_index++; /* a record after this (a later destructor's) starts the next index */
 }
 
 static void thread_exit(void *arg) {
@@ -494,10 +525,12 @@ static void thread_exit(void *arg) {
     cmt_seq_thread_exit();
     if (t->gen != atomic_load(&cmt_generation) || atomic_load(&cmt_writer_state) != CMT_W_OPEN) return;
     t->nesting++; /* unconditionally: the thread is ending, whatever it was doing */
-    release_slot(t);
+    release_slots(t);
     t->nesting--;
 }
 
+/* The thread's next block, started at (seq, now): the first staging block, or the next index after
+ * the current one's copy (or after setting it aside while another thread copies). */
 static bool new_block(uint64_t seq, int64_t now) {
     struct cmt_tls *t = &cmt_tls;
     if (t->writer == 0) {
@@ -505,7 +538,26 @@ static bool new_block(uint64_t seq, int64_t now) {
         t->block_index = 0;
         if (dump.key_made) pthread_setspecific(dump.thread_key, (void *)1);
     }
-    if (t->block ? !flush_slot(t) : !acquire_slot(t)) return false;
+    if (!t->block) {
+        if (!(t->block = take_slot())) return false;
+    } else {
+        if (t->pending) { /* set aside last time: its copy first, waiting for the lock if need be */
+            if (copy_block(t->pending, t->pending_end, true) != COPY_DONE) return false;
+            t->spare = t->pending;
+            t->pending = t->pending_end = NULL;
+        }
+        enum copy_result r = copy_block(t->block, t->cur, t->spare == NULL);
+        if (r == COPY_STOPPED) return false;
+        if (r == COPY_BUSY) {
+            t->pending = t->block;
+            t->pending_end = t->cur;
+            t->block = t->spare;
+            t->spare = NULL;
+        } else if (!t->spare) {
+            t->spare = take_slot(); /* once per thread; none: the next busy lock is waited for */
+        }
+        t->block_index++;
+    }
     start_content(t, seq, now);
     return true;
 }
@@ -514,8 +566,9 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
     struct cmt_tls *t = &cmt_tls;
     if (CMT_UNLIKELY(!cmt_writer_ensure())) return NULL;
     if (CMT_UNLIKELY(t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))) {
-        /* a forked child: the parent's block is not ours */
+        /* a forked child: the parent's blocks are not ours */
         memset(t, 0, offsetof(struct cmt_tls, ctx_handle));
+        t->pending = t->pending_end = t->spare = NULL;
         t->gen = atomic_load(&cmt_generation);
     }
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
@@ -553,7 +606,9 @@ void cmt_writer_fork_child(void) {
     atomic_store(&warned_stop, 0);
     atomic_store(&warned_create, 0);
     /* the parent's staging blocks map the parent's file: never write them again */
-    if (cmt_tls.block) munmap(cmt_tls.block, CMT_BLOCK_SIZE);
+    uint8_t *mine[3] = {cmt_tls.block, cmt_tls.pending, cmt_tls.spare};
+    for (int i = 0; i < 3; i++)
+        if (mine[i]) munmap(mine[i], CMT_BLOCK_SIZE);
     for (int i = 0; i < nfree_slots; i++) munmap(free_slots[i].map, CMT_BLOCK_SIZE);
     nfree_slots = 0;
     memset(&cmt_tls, 0, sizeof cmt_tls);
