@@ -120,6 +120,10 @@ pairs() {
 }
 START=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+# cpu_ticks: "steal total" of /proc/stat's cpu line (a virtual machine's steal: time the host ran
+# something else while this guest wanted its CPUs)
+cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $9, t; exit }' /proc/stat; }
+TICKS0=$(cpu_ticks)
 
 # ---- 1 + 2 + 3 + 4a: repetitions, configurations side by side ------------------------------
 HEAPTRACK=$(command -v heaptrack || true)
@@ -280,6 +284,8 @@ else
 fi
 END=$(date +%s)
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+STEAL=$(awk -v a="$TICKS0" -v b="$(cpu_ticks)" 'BEGIN { split(a, x, " "); split(b, y, " ");
+    if (y[2] > x[2]) printf("%.1f %%", 100 * (y[1] - x[1]) / (y[2] - x[2])); else print "unknown" }')
 
 # ---- the report --------------------------------------------------------------------------
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
@@ -299,6 +305,8 @@ Benchmarks are not tests: nothing here is asserted by \`make test\`.
 - Machine: $cpu, $(nproc) cores, Linux $(uname -r) ($(uname -m)); $glibc; $ccv
 - Load average (1/5/15 min) at start: $LOAD0; at end: $LOAD1 (other work on the machine
   inflates wall-clock figures and spreads min–max; ratios taken side by side suffer less)
+- Host steal time during the run (/proc/stat): $STEAL of the guest's CPU time (a busy host slows
+  and spreads every figure, the analyzer's and the untracked program's included)
 - Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown); dump directory: $(df -T "$TMP" 2>/dev/null | awk 'NR == 2 { print $2 }') (${TMPDIR:-/tmp})
 - Driver: the fake CUDA driver tests/fakecuda (\`$B/tests/fakecuda/libcuda.so.1\`) with FAKECUDA_FAST=1
   (a bump arena handed out in per-thread 1 MiB chunks + per-thread free lists: no cache line shared between threads); the program links the toolkit stub libcuda.so.
