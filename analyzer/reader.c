@@ -720,7 +720,7 @@ static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
                 h1.index == s->fidx;
     }
     if (!found) return follow_missing(d, s); /* a staging block moved on: its normal copy comes next poll */
-    if (!s->buf) s->buf = malloc(bs); /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
+    if (!s->buf) s->buf = malloc(bs);        /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
     if (!s->buf) {
         corrupt(d, off, "out of memory for a block buffer");
         return -1;

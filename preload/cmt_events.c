@@ -411,18 +411,36 @@ static void primary_teardown(enum cmt_api api, int device) {
     case CMT_FAM_IPC_OPEN:                                                                         \
     case CMT_FAM_VMM_IMPORT
 
-/* Opens the inline path's gate when every condition it stands for is clear (cmt_state.h). */
+/* The inline path's gate (cmt_state.h) stands for every condition below being clear: each is
+ * something the general pre-hook (cmt_hook_pre and what it calls) handles on every call and that
+ * is almost always already done. X(clear, who makes it unclear again and closes the gate). A new
+ * per-call step of the general path belongs here, and whoever makes it due must call
+ * cmt_gate_close() after doing so; otherwise the inline path skips it. */
+#define CMT_GATE_CONDITIONS(X)                                                                                         \
+    X(atomic_load(&cmt_init_state) == 2, "nobody: initialisation happens once")                                        \
+    X(!cmt_fork_token || *cmt_fork_token, "a fork: the child finds the token page, the gate with it, wiped")           \
+    X(!atomic_load(&cmt_disabled), "CUMEMTRACK_DISABLE (never opens); a fork child with NO_CHILDREN (closes it)")      \
+    X(cmt_writer_open(), "nobody: the dump stays open (a fork child's gate is closed by the fork)")                    \
+    X(!atomic_load(&cmt_modules_dirty), "cmt_modules.c when a library is loaded or unloaded (closes it)")              \
+    X(atomic_load(&cmt_pending_marks) <= 0, "cmt_marks.c's signal handler (closes it)")                                \
+    X(atomic_load(&cmt_exit_handler_registered), "nobody: registered once, at the first allocation")                   \
+    X(cmt_cfg.fast, "nobody: CUMEMTRACK_FAST=0 (tests) keeps it closed")
+
+/* Opens the gate when every condition is clear. */
 static void fast_gate_refresh(void) {
     uint64_t w = atomic_load(atomic_load(&cmt_gate_at));
     if (CMT_LIKELY(w & 1)) return;
-    if (atomic_load(&cmt_init_state) == 2 && (!cmt_fork_token || *cmt_fork_token) && !atomic_load(&cmt_disabled) &&
-        cmt_writer_open() && !atomic_load(&cmt_modules_dirty) && atomic_load(&cmt_pending_marks) <= 0 &&
-        atomic_load(&cmt_exit_handler_registered) && cmt_cfg.fast)
-        cmt_gate_open_from(w);
+#define CMT_GATE_CHECK(clear, closer)                                                                                  \
+    if (!(clear)) return;
+    CMT_GATE_CONDITIONS(CMT_GATE_CHECK)
+#undef CMT_GATE_CHECK
+    cmt_gate_open_from(w);
 }
 
 bool cmt_hook_pre(struct cmt_call *c) {
     if (cmt_inside()) return false; /* nested: before anything else */
+    /* every per-call step below that is not the call's own work is a condition of the inline
+     * path's gate (CMT_GATE_CONDITIONS above) */
     cmt_init();
     if (!cmt_enter()) return false;
     /* only into an open dump: a call that records nothing (a forked child's exit-time context
