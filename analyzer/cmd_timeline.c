@@ -39,7 +39,7 @@ static const char timeline_help[] =
     "marker (cmt_mark), for every process (a DIR means every *.cmt* file in it).\n"
     "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,\n"
     "               gpu_live_bytes (the GPU's live bytes summed over the processes of the host after\n"
-    "               the change); numeric columns hold numbers only; see the man page cumemtrack(1)\n"
+    "               the change, or at an OOM); numeric columns hold numbers only; see cumemtrack(1)\n"
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
     "               track per GPU and process and one per physical GPU (all its processes), NVTX\n"
     "               ranges as slices, OOMs and marks as instants; each\n"

@@ -2,6 +2,7 @@
  * render_timeline.c — `cumemtrack timeline`'s rows (timeline.h) as a text table, CSV, or a Chrome
  * trace event JSON for Perfetto: written as the replays tell them. See render.h.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,18 @@ struct cmt_tl_writer {
                           rows so far (--follow: records as they arrive) */
     struct gpu_track *tracks_gpu;
     size_t ngt, capgt, last_gt; /* last_gt: the track found last (track_of) */
+    struct gpu_host *hosts;     /* gpu_totals 2 */
+    size_t nhosts;
+};
+
+/* One GPU's merged series on one host (gpumerge.h), for rows between its changes (OOMs). */
+struct gpu_host {
+    char uuid[48];
+    char host[256];  /* the processes' header host */
+    int64_t *t;      /* the host's clock, increasing */
+    uint64_t *total; /* the GPU's live bytes after the change at t[i] */
+    size_t n;
+    uint64_t base; /* before the first change */
 };
 
 /* Perfetto pids of the per-GPU tracks: above any process's trace pid */
@@ -201,12 +214,35 @@ static int arrival_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, 
     return 1;
 }
 
-/* The GPU's live bytes on the row's host after a live change (every process using it): 1 and
- * *total, or 0 when unknown (no live change, or --follow). */
+/* The host's GPU total at time at (the host's clock): after the last change at or before it. */
+static uint64_t host_total_at(const struct gpu_host *h, int64_t at) {
+    size_t lo = 0, hi = h->n; /* the first change after at */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (h->t[mid] <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? h->total[lo - 1] : h->base;
+}
+
+/* The GPU's live bytes on the row's host (every process using it) after a live change, or when an
+ * OOM was refused: 1 and *total, or 0 when the row has none (another event, or no device). */
 static int gpu_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
-    if (!row->live_change || row->device < 0 || !o->gpu_totals) return 0;
+    int oom = !row->live_change && row->event && !strcmp(row->event, "oom");
+    if ((!row->live_change && !oom) || row->device < 0 || !o->gpu_totals) return 0;
     *total = row->live; /* a GPU no other process shares (or one without a UUID) */
     if (o->gpu_totals == 3) return arrival_total(o, row, total);
+    if (oom) { /* between two changes of the merged series (the process may have none): its total then */
+        const char *host = o->a->procs[row->proc].hdr.host;
+        for (size_t i = 0; row->uuid && i < o->nhosts; i++)
+            if (!strcmp(o->hosts[i].uuid, row->uuid) && !strcmp(o->hosts[i].host, host)) {
+                *total = host_total_at(&o->hosts[i], o->a->procs[row->proc].hdr.start_clock_ns + row->t);
+                break;
+            }
+        return 1;
+    }
     struct gpu_track *g = o->gpu_totals == 2 ? track_of(o, row->proc, row->device) : NULL;
     if (g && g->next < g->n) *total = g->total[g->next++];
     return 1;
@@ -222,6 +258,28 @@ int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *o, const struct cmt_analysis 
         for (size_t h = 0; h < gm.nh; h++) {
             const struct cmt_gm_host *H = &gm.h[h];
             size_t first = o->ngt;
+            struct gpu_host *nh = realloc(o->hosts, (o->nhosts + 1) * sizeof *nh);
+            if (!nh) {
+                cmt_gm_free(&gm);
+                return -1;
+            }
+            o->hosts = nh;
+            struct gpu_host *gh = &nh[o->nhosts];
+            *gh = (struct gpu_host){.t = malloc((H->n + 1) * sizeof *gh->t),
+                                    .total = malloc((H->n + 1) * sizeof *gh->total),
+                                    .n = H->n,
+                                    .base = H->base};
+            snprintf(gh->uuid, sizeof gh->uuid, "%s", pre->gpus[g].uuid);
+            snprintf(gh->host, sizeof gh->host, "%s", H->host ? H->host : "");
+            o->nhosts++; /* freed with the writer, even when incomplete */
+            if (!gh->t || !gh->total) {
+                cmt_gm_free(&gm);
+                return -1;
+            }
+            for (size_t i = 0; i < H->n; i++) {
+                gh->t[i] = H->v[i].t;
+                gh->total[i] = H->v[i].total;
+            }
             struct gpu_track *nt = realloc(o->tracks_gpu, (o->ngt + H->nm + 1) * sizeof *nt);
             if (!nt) {
                 cmt_gm_free(&gm);
@@ -457,6 +515,11 @@ void cmt_tl_writer_free(struct cmt_tl_writer *o) {
     for (size_t i = 0; i < o->ngt; i++)
         free(o->tracks_gpu[i].total);
     free(o->tracks_gpu);
+    for (size_t i = 0; i < o->nhosts; i++) {
+        free(o->hosts[i].t);
+        free(o->hosts[i].total);
+    }
+    free(o->hosts);
     free(o->tpid);
     free(o);
 }

@@ -40,6 +40,8 @@ unset CUMEMTRACK_DEPTH CUMEMTRACK_DISABLE LD_PRELOAD
 # Pair counts per run (the figures are per pair; these only set the run lengths).
 N_FAST=${BENCH_N_FAST:-2000000}   # untracked runs
 N_TRK=${BENCH_N_TRK:-1000000}     # tracked runs (also the dump-size run: >= 1M pairs)
+N_THR_T=${BENCH_N_THR_T:-3000000}  # section 3 (threads), tracked runs: ~0.5 s each, so that the
+N_THR_U=${BENCH_N_THR_U:-10000000} # ratios are not thread start-up noise; untracked runs
 N_HT=${BENCH_N_HT:-100000}        # heaptrack runs
 N_LIVE=${BENCH_N_LIVE:-1000000}   # live allocations for the memory figure
 AN_LIVE=${BENCH_AN_LIVE:-100000}  # analyzer dumps: live set
@@ -163,13 +165,13 @@ for rep in $(seq 1 "$REPS"); do
     fi
     # 3: threads (throughput, all threads together)
     for d in 0 32; do
-        pairs "$d" cuda 32 "$N_TRK" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"; c1=$(cpu_ns)
-        pairs "$d" cuda 32 "$N_TRK" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"; c2=$(cpu_ns)
+        pairs "$d" cuda 32 "$N_THR_T" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"; c1=$(cpu_ns)
+        pairs "$d" cuda 32 "$N_THR_T" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"; c2=$(cpu_ns)
         add "thrratio_$d" "$(ratio "$t2" "$t1")"
         add "thrcpu_$d" "$(ratio "$c2" "$c1")"
     done
-    pairs - cuda 32 "$N_FAST" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"; c1=$(cpu_ns)
-    pairs - cuda 32 "$N_FAST" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"; c2=$(cpu_ns)
+    pairs - cuda 32 "$N_THR_U" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"; c1=$(cpu_ns)
+    pairs - cuda 32 "$N_THR_U" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"; c2=$(cpu_ns)
     add thrratio_u "$(ratio "$u2" "$u1")"
     add thrcpu_u "$(ratio "$c2" "$c1")"
     add thrvsu_32 "$(ratio "$t2" "$t1" | awk -v u="$(ratio "$u2" "$u1")" '{ printf("%.4f", $1 / u) }')"
@@ -344,7 +346,7 @@ frames deep, $N_HT pairs per heaptrack run. Ratio = our added ns/pair on CUDA ca
 
 ## 3. Two threads versus one
 
-Throughput of all threads together (M pairs/s), $N_TRK pairs per thread, caller depth 32.
+Throughput of all threads together (M pairs/s), $N_THR_T pairs per thread tracked and $N_THR_U untracked, caller depth 32.
 Target: 2 threads ≥ 1.6 × 1 thread.
 
 | configuration | 1 thread | 2 threads | ratio | |

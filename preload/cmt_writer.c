@@ -391,15 +391,16 @@ static void note_blocks_used(uint64_t used) {
     }
 }
 
-/* A new block position, or false when the file may not grow (RLIMIT_FSIZE: never SIGXFSZ). */
-static bool claim_block(uint64_t *idx, off_t *off) {
+/* A new block position, or false when the file may not grow (RLIMIT_FSIZE: never SIGXFSZ; then
+ * writing stops, unless spare: a spare staging block is only a reserve, see new_block). */
+static bool claim_block(uint64_t *idx, off_t *off, bool spare) {
     if (atomic_load_explicit(&dump.stopped, memory_order_relaxed)) return false;
     *idx = atomic_fetch_add(&dump.next_block, 1);
     *off = (off_t)CMT_HEADER_SIZE + (off_t)*idx * CMT_BLOCK_SIZE;
     struct rlimit rl;
     if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         (uint64_t)*off + CMT_BLOCK_SIZE > rl.rlim_cur) {
-        stop_writing("the file-size limit (ulimit -f) is reached", 0);
+        if (!spare) stop_writing("the file-size limit (ulimit -f) is reached", 0);
         return false;
     }
     note_blocks_used(*idx + 1);
@@ -411,13 +412,13 @@ static const char *why_fd(bool ours) {
 }
 
 /* A clear staging block: from the pool, else a new block of the file, mapped. NULL when there is
- * none; then *err != 0 when writing must stop (*why says why). dump.fd_lock held. */
-static uint8_t *slot_locked(const char **why, int *err) {
+ * none; then *err != 0 when writing must stop (*why says why; never for a spare). dump.fd_lock held. */
+static uint8_t *slot_locked(bool spare, const char **why, int *err) {
     *err = 0;
     if (nfree_slots > 0) return free_slots[--nfree_slots].map;
     uint64_t idx;
     off_t off;
-    if (!claim_block(&idx, &off)) return NULL; /* it stopped writing, or writing had stopped */
+    if (!claim_block(&idx, &off, spare)) return NULL; /* writing stopped, or (a spare) the file may not grow */
     bool ours = fd_is_ours();
     int e = ours ? posix_fallocate(dump.fd, off, CMT_BLOCK_SIZE) : EBADF;
     void *b = MAP_FAILED;
@@ -427,18 +428,19 @@ static uint8_t *slot_locked(const char **why, int *err) {
     }
     if (e) {
         *why = why_fd(ours);
-        *err = e;
+        *err = spare ? 0 : e;
         return NULL;
     }
     return b;
 }
 
-/* A clear staging block for this thread; false when writing stopped. */
-static uint8_t *take_slot(void) {
+/* A clear staging block for this thread; NULL when writing stopped, or (spare: the reserve for a
+ * busy lock) when the file may not grow by one more block, which stops nothing. */
+static uint8_t *take_slot(bool spare) {
     const char *why = NULL;
     int err;
     pthread_mutex_lock(&dump.fd_lock);
-    uint8_t *b = slot_locked(&why, &err);
+    uint8_t *b = slot_locked(spare, &why, &err);
     pthread_mutex_unlock(&dump.fd_lock);
     if (!b && err) stop_writing(why, err);
     return b;
@@ -479,7 +481,7 @@ static enum copy_result copy_block(uint8_t *b, uint8_t *end, bool wait) {
             return COPY_BUSY;
         uint64_t idx;
         off_t off;
-        bool claimed = claim_block(&idx, &off), ours = claimed && fd_is_ours();
+        bool claimed = claim_block(&idx, &off, false), ours = claimed && fd_is_ours();
         struct cmt_block_header h = *bh;
         h.magic = CMT_BLOCK_MAGIC;
         size_t body = CMT_BLOCK_SIZE - sizeof h;
@@ -539,7 +541,7 @@ static bool new_block(uint64_t seq, int64_t now) {
         if (dump.key_made) pthread_setspecific(dump.thread_key, (void *)1);
     }
     if (!t->block) {
-        if (!(t->block = take_slot())) return false;
+        if (!(t->block = take_slot(false))) return false;
     } else {
         if (t->pending) { /* set aside last time: its copy first, waiting for the lock if need be */
             if (copy_block(t->pending, t->pending_end, true) != COPY_DONE) return false;
@@ -554,7 +556,7 @@ static bool new_block(uint64_t seq, int64_t now) {
             t->block = t->spare;
             t->spare = NULL;
         } else if (!t->spare) {
-            t->spare = take_slot(); /* once per thread; none: the next busy lock is waited for */
+            t->spare = take_slot(true); /* once per thread; none: the next busy lock is waited for */
         }
         t->block_index++;
     }

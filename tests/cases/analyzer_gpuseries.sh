@@ -2,7 +2,8 @@
 # Issue 15 item 7: a GPU shared by processes of one host is one merged series (analyzer/gpumerge.h)
 # everywhere: the JSON report's imbalance.gpus[].peak_bytes, the HTML per-GPU chart (its total line,
 # its peak label: the embedded data, and the page in headless Chromium when there is one) and
-# `timeline` (the text table's GPU peak, the CSV's gpu_live_bytes, the Perfetto per-GPU counter).
+# `timeline` (the text table's GPU peak, the CSV's gpu_live_bytes, OOM rows included, the Perfetto
+# per-GPU counter).
 # Two processes holding 100 MiB each at different times peak at 100 MiB, not 200; overlapping, at
 # 200 MiB; on two hosts they are two groups, never merged in time (their peaks add). The processes
 # start at different times: their series are merged on the host's clock, not since each start.
@@ -72,6 +73,23 @@ import csv
 rows = [(r["pid"], r["event"], int(r["gpu_live_bytes"]) >> 20) for r in csv.DictReader(open("overlap.csv"))]
 assert rows == [("501", "alloc", 100), ("501", "free", 100), ("502", "alloc", 200), ("502", "free", 0),
                 ("503", "alloc", 200), ("503", "free", 100)], rows
+P
+# an OOM between the series' changes: its GPU total is the merged series' at its time (e on n1 at
+# 16 ms, holding nothing itself: a and c hold 100 MiB each then; before any change: 0)
+cat >e.script <<S
+header pid=505 host=n1 start_clock=1000000 start_real=1700000001000000
+device ord=0 uuid=GPU-aaaaaaaa-0000-0000-0000-000000000000 name=G pci=0000:10:00.0 total=80G
+stack id=1 0x1000
+oom dev=0 size=1G stack=1 t=5000000
+oom dev=0 size=1G stack=1 t=16000000
+exit clean t=16000001
+S
+"$MKDUMP" e.script e.cmt || fail mkdump
+expect_rc 0 "$CMT_BIN" timeline --csv a.cmt c.cmt e.cmt
+python3 - out.txt <<'P' || fail "OOM rows: gpu_live_bytes"
+import csv, sys
+r = [(x["live_bytes"], x["gpu_live_bytes"]) for x in csv.DictReader(open(sys.argv[1])) if x["event"] == "oom"]
+assert r == [("0", "0"), ("0", str(200 << 20))], r
 P
 # one dump: the column is the row's own bytes, and the Perfetto GPU track its series
 expect_rc 0 "$CMT_BIN" timeline --csv a.cmt
