@@ -21,7 +21,7 @@ struct cmt_config {
     bool stack_cache;   /* false with CUMEMTRACK_STACK_CACHE=0 */
     bool python;        /* false with CUMEMTRACK_PYTHON=0 */
     bool fast;          /* false with CUMEMTRACK_FAST=0 (tests): no inline path (cmt_events.h) */
-    unsigned busy_every; /* CUMEMTRACK_TEST_BUSY=N (tests): every Nth copy finds the lock busy (cmt_writer.c) */
+    unsigned busy_every; /* CUMEMTRACK_TEST_BUSY=N (tests): every Nth copy that need not wait finds the lock busy */
 };
 extern struct cmt_config cmt_cfg CMT_STATE_HIDDEN;
 extern _Atomic int cmt_disabled CMT_STATE_HIDDEN;        /* 1: pass everything through */

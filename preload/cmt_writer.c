@@ -373,9 +373,12 @@ static bool fd_is_ours(void) {
  * The copy holds the descriptor lock (dump.fd_lock) for its two pwrites (~15 us for 64 KiB). A
  * thread whose block is full while another thread holds that lock does not wait for it: it sets
  * the full block aside (pending: still a staging block in the file, so a crash loses nothing) and
- * goes on in its spare staging block, taken once, after its first copy. The pending block is
- * copied when the next one is full (waiting for the lock then, if it is busy again) or when the
- * thread ends. So a writer has at most two staging blocks, with consecutive indexes. */
+ * goes on in its spare staging block, taken once, after its first copy. The pending block's copy is
+ * tried again, without waiting, every RETRY_BYTES of records (the block's limit t->lim is set that
+ * far ahead, so the inline path comes here then); when the next block is full it waits for the
+ * lock if it is still busy; at the latest the thread's exit copies it. So a writer has at most two
+ * staging blocks, with consecutive indexes. */
+#define RETRY_BYTES 4096
 
 #define MAX_FREE_SLOTS 256
 static struct {
@@ -531,6 +534,26 @@ static void thread_exit(void *arg) {
     t->nesting--;
 }
 
+/* With a block set aside: where the inline path next comes back to try its copy (the block's end
+ * at the latest). */
+static void pending_checkpoint(struct cmt_tls *t) {
+    uint8_t *end = t->block + CMT_BLOCK_SIZE;
+    t->lim = t->pending && (size_t)(end - t->cur) > RETRY_BYTES ? t->cur + RETRY_BYTES : end;
+}
+
+/* At a checkpoint: the copy of the block set aside, if the lock is free now. */
+static void retry_pending(struct cmt_tls *t) {
+    enum copy_result r = copy_block(t->pending, t->pending_end, false);
+    if (r == COPY_DONE) {
+        t->spare = t->pending;
+        t->pending = t->pending_end = NULL;
+    }
+    if (r == COPY_STOPPED)
+        t->lim = t->block + CMT_BLOCK_SIZE; /* writing stopped: no more checkpoints */
+    else
+        pending_checkpoint(t);
+}
+
 /* The thread's next block, started at (seq, now): the first staging block, or the next index after
  * the current one's copy (or after setting it aside while another thread copies). */
 static bool new_block(uint64_t seq, int64_t now) {
@@ -561,6 +584,7 @@ static bool new_block(uint64_t seq, int64_t now) {
         t->block_index++;
     }
     start_content(t, seq, now);
+    pending_checkpoint(t);
     return true;
 }
 
@@ -574,6 +598,7 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
         t->gen = atomic_load(&cmt_generation);
     }
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    if (t->pending && t->lim != t->block + CMT_BLOCK_SIZE && (size_t)(t->lim - t->cur) < need) retry_pending(t);
     if (CMT_UNLIKELY(!t->block || (size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time)) {
         if (seq == 0 || !new_block(seq, now)) { /* 0: no sequence number left (cmt_seq.h) */
             cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
