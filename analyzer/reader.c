@@ -684,19 +684,25 @@ static int follow_missing(struct cmt_dump *d, struct cmt_stream *s) {
     return 0;
 }
 
-/* Follow mode: whether the poll found block idx of s's writer, as a normal block or in one of its
- * staging blocks (read now: it may have moved on). */
-static int follow_has_block(struct cmt_dump *d, const struct cmt_stream *s, uint32_t idx) {
-    if (cmt_htab_get(&d->bmap, s->writer, idx)) return 1;
+/* Follow mode: the offset of the staging block of s's writer that holds index idx now (its header
+ * read into *h: a staging block moves on to later indexes), 0 when neither of them does. */
+static uint64_t follow_staging(struct cmt_dump *d, const struct cmt_stream *s, uint32_t idx,
+                               struct cmt_block_header *h) {
     for (int k = 0; k < 2; k++) {
-        struct cmt_block_header h;
-        if (s->staging_at[k] &&
-            pread(d->fd, &h, sizeof h, (off_t)(d->hdr->header_size + (s->staging_at[k] - 1) * d->hdr->block_size)) ==
-                (ssize_t)sizeof h &&
-            h.magic == CMT_BLOCK_MAGIC_STAGING && h.writer == s->writer && h.index == idx)
-            return 1;
+        if (!s->staging_at[k]) continue;
+        uint64_t off = d->hdr->header_size + (s->staging_at[k] - 1) * d->hdr->block_size;
+        if (pread(d->fd, h, sizeof *h, (off_t)off) == (ssize_t)sizeof *h && h->magic == CMT_BLOCK_MAGIC_STAGING &&
+            h->writer == s->writer && h->index == idx)
+            return off;
     }
     return 0;
+}
+
+/* Follow mode: whether the poll found block idx of s's writer, as a normal block or in one of its
+ * staging blocks. */
+static int follow_has_block(struct cmt_dump *d, const struct cmt_stream *s, uint32_t idx) {
+    struct cmt_block_header h;
+    return cmt_htab_get(&d->bmap, s->writer, idx) || follow_staging(d, s, idx, &h);
 }
 
 /* Follow mode: opens block (writer, fidx) from byte fresume: its normal copy when the poll found
@@ -708,19 +714,17 @@ static int follow_has_block(struct cmt_dump *d, const struct cmt_stream *s, uint
 static int open_block_follow(struct cmt_dump *d, struct cmt_stream *s) {
     uint32_t bs = d->hdr->block_size, hs = d->hdr->header_size;
     uint32_t v = cmt_htab_get(&d->bmap, s->writer, s->fidx);
-    uint64_t off = 0;
-    int staging = !v, found = 0;
+    uint64_t off;
+    int staging = !v;
     struct cmt_block_header h1, h2;
-    for (int k = 0; k < (v ? 1 : 2) && !found; k++) {
-        uint64_t at = v ? v : s->staging_at[k];
-        if (!at) continue;
-        off = hs + (at - 1) * bs;
-        found = pread(d->fd, &h1, sizeof h1, (off_t)off) == (ssize_t)sizeof h1 &&
-                h1.magic == (staging ? CMT_BLOCK_MAGIC_STAGING : CMT_BLOCK_MAGIC) && h1.writer == s->writer &&
-                h1.index == s->fidx;
+    if (v) {
+        off = hs + (uint64_t)(v - 1) * bs;
+        if (pread(d->fd, &h1, sizeof h1, (off_t)off) != (ssize_t)sizeof h1) return follow_missing(d, s);
+        if (h1.magic != CMT_BLOCK_MAGIC || h1.writer != s->writer || h1.index != s->fidx) return follow_missing(d, s);
+    } else if (!(off = follow_staging(d, s, s->fidx, &h1))) {
+        return follow_missing(d, s); /* a staging block moved on: its normal copy comes next poll */
     }
-    if (!found) return follow_missing(d, s); /* a staging block moved on: its normal copy comes next poll */
-    if (!s->buf) s->buf = malloc(bs);        /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
+    if (!s->buf) s->buf = malloc(bs); /* bs <= CMT_READ_MAX (cmt_dump_open_follow) */
     if (!s->buf) {
         corrupt(d, off, "out of memory for a block buffer");
         return -1;

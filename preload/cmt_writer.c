@@ -541,14 +541,19 @@ static void pending_checkpoint(struct cmt_tls *t) {
     t->lim = t->pending && (size_t)(end - t->cur) > RETRY_BYTES ? t->cur + RETRY_BYTES : end;
 }
 
-/* At a checkpoint: the copy of the block set aside, if the lock is free now. */
-static void retry_pending(struct cmt_tls *t) {
-    enum copy_result r = copy_block(t->pending, t->pending_end, false);
+/* The copy of the block set aside (see copy_block for wait); once done, that block is the spare. */
+static enum copy_result copy_pending(struct cmt_tls *t, bool wait) {
+    enum copy_result r = copy_block(t->pending, t->pending_end, wait);
     if (r == COPY_DONE) {
         t->spare = t->pending;
         t->pending = t->pending_end = NULL;
     }
-    if (r == COPY_STOPPED)
+    return r;
+}
+
+/* At a checkpoint: the copy of the block set aside, if the lock is free now. */
+static void retry_pending(struct cmt_tls *t) {
+    if (copy_pending(t, false) == COPY_STOPPED)
         t->lim = t->block + CMT_BLOCK_SIZE; /* writing stopped: no more checkpoints */
     else
         pending_checkpoint(t);
@@ -566,11 +571,8 @@ static bool new_block(uint64_t seq, int64_t now) {
     if (!t->block) {
         if (!(t->block = take_slot(false))) return false;
     } else {
-        if (t->pending) { /* set aside last time: its copy first, waiting for the lock if need be */
-            if (copy_block(t->pending, t->pending_end, true) != COPY_DONE) return false;
-            t->spare = t->pending;
-            t->pending = t->pending_end = NULL;
-        }
+        /* a block set aside last time: its copy first, waiting for the lock if need be */
+        if (t->pending && copy_pending(t, true) != COPY_DONE) return false;
         enum copy_result r = copy_block(t->block, t->cur, t->spare == NULL);
         if (r == COPY_STOPPED) return false;
         if (r == COPY_BUSY) {

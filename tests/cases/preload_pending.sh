@@ -3,8 +3,9 @@
 # cmt_format.h BLOCKS, preload/cmt_writer.c). CUMEMTRACK_TEST_BUSY=1 makes every copy that need
 # not wait find the lock busy (the copy of a full block, and the retries of the copy of one set
 # aside, every 4 KiB of records), so from its third block on a writer always has one set aside;
-# =2 every second attempt, so a block set aside is copied at its first retry. tests/progs/drv_fastbench: 3 threads then the main thread (whose blocks no
-# thread exit hands back) each make N alloc+free pairs.
+# =2 every second attempt, so a block set aside is copied at its first retry.
+# tests/progs/drv_fastbench: 3 threads then the main thread (whose blocks no thread exit hands
+# back) each make N alloc+free pairs.
 #  1. busy 1 and 2: the dump equals the driver's ground truth; with busy 1 the main thread's
 #     writer left two staging blocks with consecutive indexes (the scenario really happened);
 #  2. busy 1, killed by SIGKILL after its loop: every pair is in the dump, the process died;
