@@ -30,6 +30,11 @@
  *   cmtbench live N
  *       Keeps N cuMemAlloc_v2(256) allocations live and prints how the process's anonymous RSS,
  *       file-backed RSS and malloc arena grew over them (anon_delta, file_delta, heap_delta bytes).
+ *   cmtbench prims
+ *       What this machine charges for the two primitives the tracker uses twice per pair, each
+ *       timed back to back in a loop of 10 M: rdtsc_ns (one rdtsc) and xchg_ns (an uncontended
+ *       lock exchange and the release store after it, a stripe lock's acquire + release); "-"
+ *       where there is no rdtsc. A slower guest shows here before it shows in the rows.
  *   cmtbench exec CMD [ARG]...
  *       Runs CMD (stdout to /dev/null) and prints its wall time and peak RSS (wait4's ru_maxrss):
  *       wall_s, maxrss_kb, status. Used for the analyzer, so nothing else needs to be installed.
@@ -37,6 +42,7 @@
 #include <cuda.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +276,33 @@ static void cuda_setup(void) {
     CK(cuCtxSetCurrent(ctx));
 }
 
+static int cmd_prims(void) {
+    enum { N = 10000000 };
+    static _Atomic int lock;
+    unsigned acc = 0;
+    double t0 = now_s();
+#if defined(__x86_64__)
+    for (int i = 0; i < N; i++) {
+        unsigned lo, hi;
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        acc += lo;
+    }
+#endif
+    double t1 = now_s();
+    for (int i = 0; i < N; i++) {
+        acc += (unsigned)atomic_exchange_explicit(&lock, 1, memory_order_acquire);
+        atomic_store_explicit(&lock, 0, memory_order_release);
+    }
+    double t2 = now_s();
+#if defined(__x86_64__)
+    printf("rdtsc_ns %.2f ", (t1 - t0) * 1e9 / N);
+#else
+    printf("rdtsc_ns - ");
+#endif
+    printf("xchg_ns %.2f check %u\n", (t2 - t1) * 1e9 / N, acc & 1);
+    return 0;
+}
+
 static int cmd_live(long n) {
     cuda_setup();
     CUdeviceptr *v = malloc((size_t)n * sizeof *v);
@@ -293,9 +326,10 @@ static int cmd_live(long n) {
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "live") == 0) return cmd_live(atol(argv[2]));
     if (argc >= 3 && strcmp(argv[1], "exec") == 0) return cmd_exec(argv + 2);
+    if (argc == 2 && strcmp(argv[1], "prims") == 0) return cmd_prims();
     if (argc < 6 || strcmp(argv[1], "pairs") != 0) {
         fprintf(stderr, "usage: cmtbench pairs cuda|async|malloc DEPTH PAIRS THREADS [LIVE [one|sites:N|depths:N|random]]"
-                        " | live N | exec CMD...\n");
+                        " | live N | prims | exec CMD...\n");
         return 2;
     }
     api = argv[2];

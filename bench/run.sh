@@ -126,6 +126,12 @@ LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 # something else while this guest wanted its CPUs)
 cpu_ticks() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print $9, t; exit }' /proc/stat; }
 TICKS0=$(cpu_ticks)
+# the machine's primitives (cmtbench prims), five times before the rows: medians in the header
+for i in 1 2 3 4 5; do
+    l=$("$BIN" prims)
+    add prim_rdtsc "$(field rdtsc_ns <<<"$l")"
+    add prim_xchg "$(field xchg_ns <<<"$l")"
+done
 
 # ---- 1 + 2 + 3 + 4a: repetitions, configurations side by side ------------------------------
 HEAPTRACK=$(command -v heaptrack || true)
@@ -309,6 +315,9 @@ Benchmarks are not tests: nothing here is asserted by \`make test\`.
   inflates wall-clock figures and spreads min–max; ratios taken side by side suffer less)
 - Host steal time during the run (/proc/stat): $STEAL of the guest's CPU time (a busy host slows
   and spreads every figure, the analyzer's and the untracked program's included)
+- The machine's primitives (\`cmtbench prims\`, median of 5, each timed back to back): one \`rdtsc\`
+  $(median prim_rdtsc) ns, an uncontended lock exchange with its release store $(median prim_xchg) ns. The
+  tracker takes two of each per pair; a slower guest shows here first.
 - Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown); dump directory: $(df -T "$TMP" 2>/dev/null | awk 'NR == 2 { print $2 }') (${TMPDIR:-/tmp})
 - Driver: the fake CUDA driver tests/fakecuda (\`$B/tests/fakecuda/libcuda.so.1\`) with FAKECUDA_FAST=1
   (a bump arena handed out in per-thread 1 MiB chunks + per-thread free lists: no cache line shared between threads); the program links the toolkit stub libcuda.so.
