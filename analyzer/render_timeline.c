@@ -73,13 +73,14 @@ static void csv_field(FILE *f, const char *s, size_t n) {
 
 static void event_text(char *buf, size_t cap, const struct cmt_tl_row *row) {
     char b[32];
-    if (row->event[0] == 'm' || row->event[0] == 'r') /* marker, range_begin, range_end */
-        snprintf(buf, cap, "%s:%.*s", row->event, (int)(row->label_len > 1000 ? 1000 : row->label_len),
+    const char *name = cmt_tl_event_name(row->event);
+    if (cmt_tl_event_labelled(row->event))
+        snprintf(buf, cap, "%s:%.*s", name, (int)(row->label_len > 1000 ? 1000 : row->label_len),
                  row->label ? row->label : "");
-    else if (!strcmp(row->event, "oom"))
+    else if (row->event == CMT_TL_EV_OOM)
         snprintf(buf, cap, "oom:%s:%s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
     else
-        snprintf(buf, cap, "%s", row->event);
+        snprintf(buf, cap, "%s", name);
 }
 
 /* A metadata event ("ph":"M") of trace pid: args {"name": str}, or {"sort_index": index}. */
@@ -230,7 +231,7 @@ static uint64_t host_total_at(const struct gpu_host *h, int64_t at) {
 /* The GPU's live bytes on the row's host (every process using it) after a live change, or when an
  * OOM was refused: 1 and *total, or 0 when the row has none (another event, or no device). */
 static int gpu_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
-    int oom = !row->live_change && row->event && !strcmp(row->event, "oom");
+    int oom = row->event == CMT_TL_EV_OOM;
     if ((!row->live_change && !oom) || row->device < 0 || !o->gpu_totals) return 0;
     *total = row->live; /* a GPU no other process shares (or one without a UUID) */
     if (o->gpu_totals == 3) return arrival_total(o, row, total);
@@ -325,12 +326,12 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         if (row->device >= 0) fprintf(o->f, "%lld", (long long)row->device);
         fprintf(o->f, ",%s,", row->uuid ? row->uuid : "");
         if (row->device >= 0) fprintf(o->f, "%llu", (unsigned long long)row->live);
-        fprintf(o->f, ",%s,", row->event);
+        fprintf(o->f, ",%s,", cmt_tl_event_name(row->event));
         if (row->api) csv_field(o->f, row->api, strlen(row->api));
         fputc(',', o->f);
         if (row->size) fprintf(o->f, "%llu", (unsigned long long)row->size);
         fputc(',', o->f);
-        if (row->event[0] == 'm' || row->event[0] == 'r')
+        if (cmt_tl_event_labelled(row->event))
             csv_field(o->f, row->label ? row->label : "", row->label ? row->label_len : 0);
         fputc(',', o->f);
         uint64_t total;
@@ -352,18 +353,18 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
         char nm[128];
         const char *cat = "memory", *ph = "C";
-        if (!strcmp(row->event, "oom")) {
+        if (row->event == CMT_TL_EV_OOM) {
             snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
             cat = "oom";
             ph = "i";
-        } else if (!strcmp(row->event, "marker")) {
+        } else if (row->event == CMT_TL_EV_MARKER) {
             cat = "marker";
             ph = "i";
-        } else if (!strcmp(row->event, "range_begin") || !strcmp(row->event, "range_end")) {
+        } else if (row->event == CMT_TL_EV_RANGE_BEGIN || row->event == CMT_TL_EV_RANGE_END) {
             if (row->unmatched) return; /* an E without its B would close another slice */
             range_track(o, row->proc, row->writer);
             cat = "range";
-            ph = row->event[6] == 'b' ? "B" : "E";
+            ph = row->event == CMT_TL_EV_RANGE_BEGIN ? "B" : "E";
         } else
             snprintf(nm, sizeof nm, "GPU %lld %s", (long long)row->device, row->uuid ? row->uuid : "");
         cmt_json_object(j, NULL);
@@ -390,7 +391,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         cmt_json_object_end(j);
         if (*ph == 'C' && row->stack) { /* the allocation's stack: an instant beside the counter */
             cmt_json_object(j, NULL);
-            cmt_json_str(j, "name", row->event);
+            cmt_json_str(j, "name", cmt_tl_event_name(row->event));
             cmt_json_str(j, "cat", "stack");
             cmt_json_str(j, "ph", "i");
             cmt_json_str(j, "s", "p");

@@ -192,16 +192,23 @@ static void add_mark(struct cmt_tl_proc *p, struct cmt_tl_mark m, const char *la
 
 /* ---------------------------------------------------------------- the observer */
 
-static const char *event_name(uint8_t record) {
+const char *cmt_tl_event_name(enum cmt_tl_event e) {
+#define CMT_TL_EV_NAME(id, name) [id] = name,
+    static const char *const names[] = {CMT_TL_EVENTS(CMT_TL_EV_NAME)};
+#undef CMT_TL_EV_NAME
+    return (unsigned)e < sizeof names / sizeof *names ? names[e] : "?";
+}
+
+static enum cmt_tl_event live_event(uint8_t record) {
     switch (record) {
     case CMT_REC_ALLOC:
-        return "alloc";
+        return CMT_TL_EV_ALLOC;
     case CMT_REC_FREE:
-        return "free";
+        return CMT_TL_EV_FREE;
     case CMT_REC_RETRACK:
-        return "retrack";
+        return CMT_TL_EV_RETRACK;
     default:
-        return "teardown";
+        return CMT_TL_EV_TEARDOWN;
     }
 }
 
@@ -211,9 +218,16 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl_proc *p = &tl->pst[pi];
     int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
     char u[48];
-    struct cmt_tl_row row = {
-        pi,        t, c->device, cmt_device_uuid(c->dev, u), c->live, NULL, c->label, c->label_len, c->size, c->api, 0,
-        c->writer, 0, 0};
+    struct cmt_tl_row row = {.proc = pi,
+                             .t = t,
+                             .device = c->device,
+                             .uuid = cmt_device_uuid(c->dev, u),
+                             .live = c->live,
+                             .label = c->label,
+                             .label_len = c->label_len,
+                             .size = c->size,
+                             .api = c->api,
+                             .writer = c->writer};
     switch (c->kind) {
     case CMT_CHANGE_STACK: {
         p->last_stack = c->stack;
@@ -222,7 +236,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         return;
     }
     case CMT_CHANGE_LIVE: {
-        row.event = event_name(c->record);
+        row.event = live_event(c->record);
         row.label = NULL;
         row.label_len = 0;
         row.stack = p->last_stack;
@@ -236,7 +250,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         return;
     }
     case CMT_CHANGE_OOM:
-        row.event = "oom";
+        row.event = CMT_TL_EV_OOM;
         row.size = c->requested;
         row.stack = c->stack;
         if (tl->row) tl->row(tl->row_arg, &row);
@@ -247,7 +261,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         return;
     case CMT_CHANGE_MARKER:
         if (c->mark_kind == CMT_MARK_RANGE_POP) { /* closes the latest open push: no marker of its own */
-            row.event = "range_end";
+            row.event = CMT_TL_EV_RANGE_END;
             row.label = NULL;
             row.label_len = 0;
             struct open_range o = {0, NULL, (size_t)-1};
@@ -269,7 +283,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
             free(o.label);
             return;
         }
-        row.event = c->mark_kind == CMT_MARK_RANGE_PUSH ? "range_begin" : "marker";
+        row.event = c->mark_kind == CMT_MARK_RANGE_PUSH ? CMT_TL_EV_RANGE_BEGIN : CMT_TL_EV_MARKER;
         if (tl->row) tl->row(tl->row_arg, &row);
         size_t mi = (size_t)-1;
         if (tl->nbuckets) {

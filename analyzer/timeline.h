@@ -56,15 +56,32 @@ struct cmt_tl_mark {
     int64_t t_end;                   /* MARKER of a range: when its pop closed it, -1: still open */
 };
 
+/* A row's event: its name is the CSV's event column (README.md), one list for every printer. */
+#define CMT_TL_EVENTS(X)                                                                                               \
+    X(CMT_TL_EV_ALLOC, "alloc")                                                                                        \
+    X(CMT_TL_EV_FREE, "free")                                                                                          \
+    X(CMT_TL_EV_RETRACK, "retrack")                                                                                    \
+    X(CMT_TL_EV_TEARDOWN, "teardown")                                                                                  \
+    X(CMT_TL_EV_OOM, "oom")                                                                                            \
+    X(CMT_TL_EV_MARKER, "marker")           /* a point: cmt_mark, NVTX mark, the marker signal */                      \
+    X(CMT_TL_EV_RANGE_BEGIN, "range_begin") /* an NVTX range push */                                                   \
+    X(CMT_TL_EV_RANGE_END, "range_end")     /* the pop that closes it */
+#define CMT_TL_EV_ENUM(id, name) id,
+enum cmt_tl_event { CMT_TL_EVENTS(CMT_TL_EV_ENUM) };
+#undef CMT_TL_EV_ENUM
+const char *cmt_tl_event_name(enum cmt_tl_event e);
+/* marker, range_begin, range_end: the rows with a label */
+static inline int cmt_tl_event_labelled(enum cmt_tl_event e) {
+    return e == CMT_TL_EV_MARKER || e == CMT_TL_EV_RANGE_BEGIN || e == CMT_TL_EV_RANGE_END;
+}
+
 struct cmt_tl_row {
     size_t proc;
     int64_t t;         /* ns since the process start */
     int64_t device;    /* -1: none (a marker applies to the process) */
     const char *uuid;  /* "GPU-..." or NULL */
     uint64_t live;     /* that device's live bytes after the event */
-    const char *event; /* "alloc" "free" "retrack" "teardown" "oom" "marker" (a point: cmt_mark, NVTX
-                        * mark, the marker signal) "range_begin" "range_end" (an NVTX range push, the pop
-                        * that closes it) */
+    enum cmt_tl_event event;
     const char *label; /* marker label (range_end: its push's label) / OOM api, may be NULL */
     size_t label_len;
     uint64_t size;   /* alloc: its size; OOM: the request; else 0 */

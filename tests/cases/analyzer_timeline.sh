@@ -36,6 +36,8 @@ cat >r1.script <<'S'
 header pid=101 host=n1 rank=1 world=2 cmd="train.py" start_real=1700000001000000000 start_clock=1000000
 device ord=0 uuid=GPU-00000000-0000-0000-0000-00000000000b name="G1" pci=0000:20:00.0 total=1G
 alloc dev=0 ptr=0x1000 size=3M t=2000000
+free dev=0 ptr=0x1000 t=2200000
+retrack dev=0 ptr=0x1000 size=3M result=1 t=2300000
 exit clean status=0 t=3000000
 S
 "$MKDUMP" r0.script job/r0.cmt && "$MKDUMP" r1.script job/r1.cmt || fail mkdump
@@ -55,6 +57,8 @@ time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,gpu_l
 3000000,1700000000003000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,free,,,,2097152
 4000000,1700000000004000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,oom,cuMemAlloc_v2,4294967296,,2097152
 1000000,1700000001001000000,n1,101,1,0,GPU-00000000-0000-0000-0000-00000000000b,3145728,alloc,,3145728,,3145728
+1200000,1700000001001200000,n1,101,1,0,GPU-00000000-0000-0000-0000-00000000000b,0,free,,,,0
+1300000,1700000001001300000,n1,101,1,0,GPU-00000000-0000-0000-0000-00000000000b,3145728,retrack,,,,3145728
 W
 diff -u want.csv tl.csv || fail "CSV rows"
 python3 - <<'P' || fail "CSV numeric columns"
@@ -70,6 +74,10 @@ grep -Eq "^ +0\.002000 +100 +0 +GPU-0+-0000-0000-0000-00000000000a +3\.00 MiB +a
 grep -q "marker:epoch" out.txt || fail "text marker"
 grep -q "range_end:fwd" out.txt || fail "text range end (the pop names its push)"
 grep -Eq "marker:$" out.txt && fail "an empty-named marker in the text table"
+# a refused free's retrack is a live change like any other: its name alone, no label
+expect_rc 0 "$CMT_BIN" timeline job/r1.cmt
+grep -Eq "^ +0\.001300 +101 +0 +GPU-0+-0000-0000-0000-00000000000b +3\.00 MiB +retrack$" out.txt ||
+    { cat out.txt; fail "text table: retrack row"; }
 expect_rc 0 "$CMT_BIN" timeline --perfetto -o trace.json job
 [ -s trace.json ] || fail "no trace written"
 python3 - <<'P' || fail "trace event JSON"
@@ -90,7 +98,8 @@ for e in ev:
 c = [e for e in ev if e["ph"] == "C"]
 assert [e["args"]["live_bytes"] for e in c if e["pid"] == 100] == [1048576, 3145728, 2097152], c
 r1 = [e for e in c if e["pid"] == 101]
-assert len(r1) == 1 and abs(r1[0]["ts"] - 1001000) < 1, r1   # 1 s later + 1 ms, microseconds
+assert [e["args"]["live_bytes"] for e in r1] == [3145728, 0, 3145728], r1   # alloc, free, retrack
+assert abs(r1[0]["ts"] - 1001000) < 1, r1   # 1 s later + 1 ms, microseconds
 assert abs(c[0]["ts"] - 1500) < 1, c[0]
 inst = [e for e in ev if e["ph"] == "i"]
 assert {e["cat"] for e in inst} == {"oom", "marker", "stack"}, inst
