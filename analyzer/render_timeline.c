@@ -353,6 +353,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
         char nm[128];
         const char *cat = "memory", *ph = "C";
+        int ranged = row->event == CMT_TL_EV_RANGE_BEGIN || row->event == CMT_TL_EV_RANGE_END;
         if (row->event == CMT_TL_EV_OOM) {
             snprintf(nm, sizeof nm, "OOM %s %s", row->label ? row->label : "?", cmt_human_size(row->size, b, sizeof b));
             cat = "oom";
@@ -360,7 +361,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         } else if (row->event == CMT_TL_EV_MARKER) {
             cat = "marker";
             ph = "i";
-        } else if (row->event == CMT_TL_EV_RANGE_BEGIN || row->event == CMT_TL_EV_RANGE_END) {
+        } else if (ranged) {
             if (row->unmatched) return; /* an E without its B would close another slice */
             range_track(o, row->proc, row->writer);
             cat = "range";
@@ -368,7 +369,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         } else
             snprintf(nm, sizeof nm, "GPU %lld %s", (long long)row->device, row->uuid ? row->uuid : "");
         cmt_json_object(j, NULL);
-        if (!strcmp(cat, "marker") || !strcmp(cat, "range"))
+        if (cmt_tl_event_labelled(row->event))
             cmt_json_strn(j, "name", row->label ? row->label : "", row->label ? row->label_len : 0);
         else
             cmt_json_str(j, "name", nm);
@@ -377,9 +378,9 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         if (*ph == 'i') cmt_json_str(j, "s", "p");
         cmt_json_i64(j, "ts", ts);
         cmt_json_u64(j, "pid", o->tpid[row->proc]);
-        cmt_json_u64(j, "tid", !strcmp(cat, "range") ? row->writer : 0); /* slices nest per thread */
+        cmt_json_u64(j, "tid", ranged ? row->writer : 0); /* slices nest per thread */
         cmt_json_object(j, "args");
-        if (!strcmp(cat, "oom")) {
+        if (row->event == CMT_TL_EV_OOM) {
             cmt_json_i64(j, "device", row->device);
             cmt_json_str(j, "uuid", row->uuid);
             cmt_json_u64(j, "requested_bytes", row->size);
