@@ -83,6 +83,18 @@ static double rel_s(const struct cmt_process *p, int64_t t) {
     return (double)(t - p->hdr.start_clock_ns) / 1e9;
 }
 
+/* A marker's label in double quotes, one line whatever it holds: a control character prints as
+ * '?', a quote or backslash with a backslash before it. */
+static void quoted_label(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fputc('\\', f);
+        fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+    }
+    fputc('"', f);
+}
+
 static int worth_showing(const struct cmt_analysis *a) {
     const struct cmt_ranks *R = a->ranks;
     if (!R || !R->nrows) return 0;
@@ -150,11 +162,11 @@ static void text_growth(struct cmt_analysis *a, size_t i, const struct cmt_growt
         snprintf(where, sizeof where, "host memory");
     else
         snprintf(where, sizeof where, "device %lld%s%s", (long long)g->device, uu ? " " : "", uu ? uu : "");
-    fprintf(f, "  +%s per \"%s\" %s over %llu markers (%s -> %s) on %s, pid %u\n",
-            cmt_human_size((uint64_t)(g->bytes_per_marker + 0.5), b1, sizeof b1), g->label,
-            cmt_marker_kind_name(g->flags), (unsigned long long)g->markers,
-            cmt_human_size(g->first_bytes, b2, sizeof b2), cmt_human_size(g->last_bytes, b3, sizeof b3), where,
-            a->procs[i].hdr.pid);
+    fprintf(f, "  +%s per ", cmt_human_size((uint64_t)(g->bytes_per_marker + 0.5), b1, sizeof b1));
+    quoted_label(f, g->label);
+    fprintf(f, " %s over %llu markers (%s -> %s) on %s, pid %u\n", cmt_marker_kind_name(g->flags),
+            (unsigned long long)g->markers, cmt_human_size(g->first_bytes, b2, sizeof b2),
+            cmt_human_size(g->last_bytes, b3, sizeof b3), where, a->procs[i].hdr.pid);
     struct cmt_stack_sym st = cmt_analysis_stack(a, i, g->stack);
     cmt_print_frames(f, &st, "      ", SIZE_MAX);
     cmt_stack_sym_free(&st);
@@ -192,9 +204,10 @@ static void markers_text(struct cmt_analysis *a, FILE *f) {
             uint64_t gpu = 0;
             for (size_t d = 0; d < m->ndev; d++)
                 if (m->dev[d] >= 0) gpu += m->live[d];
-            fprintf(f, "\n    %s \"%s\" %s at t=%.6fs: %s live on GPUs", k ? "last " : "first", m->label,
-                    cmt_marker_kind_name(m->flags), (double)(m->time_ns - r->first_time) / 1e9,
-                    cmt_human_size(gpu, b1, sizeof b1));
+            fprintf(f, "\n    %s ", k ? "last " : "first");
+            quoted_label(f, m->label);
+            fprintf(f, " %s at t=%.6fs: %s live on GPUs", cmt_marker_kind_name(m->flags),
+                    rel_s(&a->procs[i], m->time_ns), cmt_human_size(gpu, b1, sizeof b1));
             if (r->marks.nmarkers == 1) break;
         }
     }

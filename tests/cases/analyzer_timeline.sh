@@ -74,6 +74,11 @@ grep -Eq "^ +0\.002000 +100 +0 +GPU-0+-0000-0000-0000-00000000000a +3\.00 MiB +a
 grep -q "marker:epoch" out.txt || fail "text marker"
 grep -q "range_end:fwd" out.txt || fail "text range end (the pop names its push)"
 grep -Eq "marker:$" out.txt && fail "an empty-named marker in the text table"
+# the report's markers: seconds since the process start, as the timeline's (marker at 3.5 ms,
+# the process started at 1 ms), the label quoted with its quotes escaped
+expect_rc 0 "$CMT_BIN" report --no-symbols job/r0.cmt
+grep -Fq 'first "epoch, \"one\"" mark at t=0.002500s: 3.00 MiB live on GPUs' out.txt ||
+    { cat out.txt; fail "report: the first marker's time or label"; }
 # a refused free's retrack is a live change like any other: its name alone, no label
 expect_rc 0 "$CMT_BIN" timeline job/r1.cmt
 grep -Eq "^ +0\.001300 +101 +0 +GPU-0+-0000-0000-0000-00000000000b +3\.00 MiB +retrack$" out.txt ||
