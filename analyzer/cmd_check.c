@@ -8,7 +8,9 @@
  * BYTES per marker of one label (cmt_mark / NVTX). Reasons and the top offending stacks go to
  * stderr.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,8 +95,10 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
         return 1;
     case 'p': {
         char *end;
+        errno = 0;
         L->growth = strtod(arg, &end);
-        if (end == arg || (*end && strcmp(end, "%")) || L->growth < 0) {
+        /* NaN or infinity would turn the gate off without a word */
+        if (errno || end == arg || (*end && strcmp(end, "%")) || !(L->growth >= 0) || !isfinite(L->growth)) {
             cmt_msg("check: --max-peak-growth: not a percentage: '%s'", arg);
             return -1;
         }

@@ -19,6 +19,11 @@ expect_rc 2 "$CMT_BIN" check --allow-anomalies --max-leak-bytes lots basic.cmt
 expect_rc 2 "$CMT_BIN" check
 expect_rc 2 "$CMT_BIN" check --allow-anomalies --bogus basic.cmt
 expect_rc 2 "$CMT_BIN" check --allow-anomalies --max-peak-growth 10 basic.cmt
+# a growth limit that is no finite percentage is refused, not taken as "no limit"
+for v in nan inf 1e400 -5 10x; do
+    expect_rc 2 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --max-peak-growth "$v" basic.cmt
+    grep -q "not a percentage" err.txt || fail "--max-peak-growth $v: $(cat err.txt)"
+done
 expect_rc 2 "$CMT_BIN" frobnicate
 expect_rc 3 "$CMT_BIN" check --allow-anomalies missing.cmt
 : >empty.cmt; expect_rc 3 "$CMT_BIN" check --allow-anomalies empty.cmt
