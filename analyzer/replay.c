@@ -621,7 +621,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
             c.device = d->ordinal;
             c.dev = d;
             c.live = d->live;
-            c.api = e->type != CMT_REC_TEARDOWN ? cmt_replay_api_name(r, e->api) : NULL;
+            c.api = cmt_replay_api_name(r, e->api); /* the teardown's own call for TEARDOWN */
             notify(r, &c);
         }
         return;

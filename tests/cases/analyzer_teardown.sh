@@ -31,4 +31,12 @@ got = [(l['bytes'], l['allocations'], l['at']) for l in r['leaks']]
 assert sum(g[0] for g in got) == 3 << 20 and sum(g[1] for g in got) == 2, got
 assert all(g[2] == 'teardown' for g in got), got
 PY
+# the timeline's teardown rows name the call that ended the memory (README: api, when the dump names it)
+"$CMT_BIN" timeline --csv td.cmt >td.csv || fail "timeline"
+python3 - td.csv <<'PY' || fail "timeline teardown rows"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["event"] == "teardown"]
+assert [(r["api"], r["live_bytes"]) for r in rows] == [("cuDevicePrimaryCtxReset", str(6 << 20)),
+                                                       ("cuDevicePrimaryCtxReset", str(4 << 20))], rows
+PY
 echo PASS
