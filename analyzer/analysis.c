@@ -25,7 +25,8 @@ const char *cmt_anomaly_hint(int an) {
     case CMT_AN_FAILED_FREE:
         return "the driver refused a free; the pointer stayed allocated";
     case CMT_AN_FAILED_CALLS:
-        return "allocation calls that failed with an error other than out-of-memory";
+        return "calls that failed with an error other than out-of-memory: allocations, and frees the driver "
+               "refused of pointers the dump never saw allocated (nothing was freed)";
     case CMT_AN_DROPPED_EVENTS:
         return "disk full or size limit: set CUMEMTRACK_OUTPUT to a larger filesystem";
     case CMT_AN_DROPPED_STACKS:

@@ -456,13 +456,29 @@ static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, 
             int again = freed_recently(t, e->ptr, space);
             if (again < 0)
                 cmt_replay_lost(r);
-            else
-                r->anomalies[again ? CMT_AN_DOUBLE_FREE : CMT_AN_UNKNOWN_FREE]++;
+            else {
+                int an = again ? CMT_AN_DOUBLE_FREE : CMT_AN_UNKNOWN_FREE;
+                r->anomalies[an]++;
+                t->unknown_free[e->writer % UNKNOWN_FREE_WAYS] =
+                    (struct unknown_free){.writer = e->writer, .used = 1, .anomaly = (uint8_t)an, .api = e->api};
+            }
         }
         return;
     }
     end_live(r, l, -1, e, 1, plain);
     if (plain || !t->snapshot_only) remember_freed(t, space, e->ptr);
+}
+
+/* A FAILED record: a failed call; when it is the refusal of its thread's latest free of an unknown
+ * pointer (same API), that free released nothing, so it is no unknown_free (a double free stays
+ * one: the program's bug either way). */
+static void failed_call(struct cmt_replay *r, const struct cmt_event *e) {
+    struct unknown_free *u = &r->t->unknown_free[e->writer % UNKNOWN_FREE_WAYS];
+    if (u->used && u->writer == e->writer && u->api == e->api) {
+        if (u->anomaly == CMT_AN_UNKNOWN_FREE && r->anomalies[CMT_AN_UNKNOWN_FREE]) r->anomalies[CMT_AN_UNKNOWN_FREE]--;
+        u->used = 0;
+    }
+    r->anomalies[CMT_AN_FAILED_CALLS]++;
 }
 
 static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
@@ -708,7 +724,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         if (!t->snapshot_only) do_oom(r, e);
         break;
     case CMT_REC_FAILED:
-        if (!t->snapshot_only) r->anomalies[CMT_AN_FAILED_CALLS]++;
+        if (!t->snapshot_only) failed_call(r, e);
         break;
     case CMT_REC_STACK:
         if (!t->snapshot_only) def_stack(r, e);

@@ -42,6 +42,7 @@ static inline struct idx_memo *cmt_memo_slot(struct idx_memo *m, uint64_t a, uin
     return &m[((a ^ (b << 7)) * 0x9e3779b97f4a7c15ull) >> 58]; /* 58 = 64 - log2(MEMO_SLOTS) */
 }
 
+#define UNKNOWN_FREE_WAYS 64
 struct cmt_replay_live {
     struct cmt_htab live;
     struct live_info *info; /* cmt_grow_big array; free ones chained from info_free - 1 */
@@ -55,8 +56,16 @@ struct cmt_replay_live {
      * the live table, from the ring entries appended since the last miss */
     uint64_t *ring_ptr;
     uint8_t *ring_space;
-    uint64_t nfreed, synced;              /* frees remembered so far; how many of them freed indexes */
-    struct cmt_htab freed;                /* entries struct freed_key */
+    uint64_t nfreed, synced; /* frees remembered so far; how many of them freed indexes */
+    struct cmt_htab freed;   /* entries struct freed_key */
+    /* per writer (by writer mod UNKNOWN_FREE_WAYS), its latest free of an unknown pointer: a FAILED
+     * of the same thread and API after it says the driver refused that free (preload/cmt_events.c
+     * free_refused), so nothing was freed that the dump missed: not an unknown_free */
+    struct unknown_free {
+        uint32_t writer;
+        uint8_t used, anomaly; /* anomaly: the one it was counted as (CMT_AN_UNKNOWN_FREE or _DOUBLE_FREE) */
+        uint64_t api;
+    } unknown_free[UNKNOWN_FREE_WAYS];
     struct cmt_htab sdc_map;              /* (stack, 0 for host or devs index + 1) -> sdc index */
     struct idx_memo sdc_memo[MEMO_SLOTS]; /* (stack, device ordinal) -> sdc index + 1 */
     struct idx_memo ck_memo[MEMO_SLOTS];  /* (ctx, kind) -> cks index + 1 */

@@ -72,4 +72,39 @@ expect_rc 1 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --max-peak-g
 grep -q "peak on GPU-11111111-2222-3333-4444-555555555555 grew 66.7%" err.txt || { cat err.txt; fail "peak reason"; }
 expect_rc 0 "$CMT_BIN" check --allow-anomalies --baseline basic.cmt --max-peak-growth 70 --max-leak-bytes 1G --no-symbols bigpeak.cmt
 expect_rc 3 "$CMT_BIN" check --allow-anomalies --baseline empty.cmt basic.cmt
+# a free the driver refused of a pointer it never allocated (the tracker writes the FREE, marked
+# unknown, then the call's FAILED) freed nothing: no unknown_free, so the gate can trust the figures;
+# an unknown free that went through, or whose FAILED came from another thread or call, still counts
+uf() { # NAME: the free of 0x1008 by writer 1, then $2 (a FAILED line, maybe after "writer 2")
+    cat >"$1.script" <<S
+header pid=800 host=h1 cmd="badfree"
+api id=1 name=cuMemAlloc_v2
+api id=2 name=cuMemFree_v2
+api id=3 name=cuMemFreeHost
+device ord=0 uuid=GPU-11111111-2222-3333-4444-555555555555 name="G0" pci=0000:10:00.0 total=80G
+ctx idx=1 dev=0 handle=0xabc
+stack id=1 0x401234
+alloc dev=0 ptr=0x1000 size=1M kind=device stack=1 ctx=1 api=cuMemAlloc_v2
+free dev=-2 ptr=0x1008 api=cuMemFree_v2 flags=0x8
+$2
+writer 1
+free dev=0 ptr=0x1000 api=cuMemFree_v2
+exit clean status=0
+S
+    "$MKDUMP" "$1.script" "$1.cmt" || fail "mkdump $1"
+    "$CMT_BIN" report --json --no-symbols "$1.cmt" >"$1.json" || fail "report $1"
+}
+an() { python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["anomalies"]; print(a["unknown_free"], a["failed_calls"])' "$1.json"; }
+uf refused "failed dev=-2 size=0 stack=1 api=cuMemFree_v2 result=1"
+[ "$(an refused)" = "0 1" ] || fail "refused unknown free: unknown_free failed_calls = $(an refused)"
+expect_rc 0 "$CMT_BIN" check --no-symbols refused.cmt
+uf through ""
+[ "$(an through)" = "1 0" ] || fail "unknown free: $(an through)"
+expect_rc 1 "$CMT_BIN" check --no-symbols through.cmt
+grep -q "unknown_free" err.txt || fail "the unknown free is not the reason: $(cat err.txt)"
+uf otherthread "writer 2
+failed dev=-2 size=0 stack=1 api=cuMemFree_v2 result=1"
+[ "$(an otherthread)" = "1 1" ] || fail "another thread's FAILED: $(an otherthread)"
+uf othercall "failed dev=-2 size=0 stack=1 api=cuMemFreeHost result=1"
+[ "$(an othercall)" = "1 1" ] || fail "another call's FAILED: $(an othercall)"
 echo ok
