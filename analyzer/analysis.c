@@ -32,7 +32,7 @@ const char *cmt_anomaly_hint(int an) {
     case CMT_AN_DROPPED_STACKS:
         return "stack table full or out of memory: some leaks show no stack; lower CUMEMTRACK_DEPTH";
     case CMT_AN_TABLE_FULL:
-        return "the tracker's pointer table was full: those allocations were not tracked";
+        return "a table of the tracker was full: what it could not hold was not followed";
     case CMT_AN_TRUNCATED_DUMPS:
         return "a dump ends inside a block: copied while written, or the filesystem filled up; read up to its last "
                "intact record";
@@ -48,6 +48,26 @@ const char *cmt_anomaly_hint(int an) {
         return "allocations made during stream capture (graph nodes): never counted as live";
     }
     return "";
+}
+
+const char *cmt_anomaly_text(const struct cmt_analysis *a, int an, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", cmt_anomaly_hint(an));
+    if (an != CMT_AN_TABLE_FULL || !cap) return buf;
+    static const char *const what[] = {
+#define CMT_TABLE_WHAT(id, ctr, w) [id] = w,
+        CMT_TABLES(CMT_TABLE_WHAT)
+#undef CMT_TABLE_WHAT
+    };
+    size_t n = 0;
+    const char *sep = "the tracker's tables were full: ";
+    for (int k = 0; k < CMT_TABLE_COUNT && n < cap; k++) {
+        if (!a->table_full[k]) continue;
+        int w = snprintf(buf + n, cap - n, "%s%s: %llu", sep, what[k], (unsigned long long)a->table_full[k]);
+        if (w < 0) break;
+        n += (size_t)w;
+        sep = "; ";
+    }
+    return buf;
 }
 
 int cmt_anomaly_distrusts(int an) {
@@ -654,9 +674,11 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
             a->anomalies[k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
-        a->anomalies[CMT_AN_TABLE_FULL] +=
-            p->hdr.counters[CMT_CTR_TABLE_FULL] + p->hdr.counters[CMT_CTR_CTX_TABLE_FULL] +
-            p->hdr.counters[CMT_CTR_POOL_TABLE_FULL] + p->hdr.counters[CMT_CTR_VMM_UNDO_FULL];
+#define CMT_TABLE_COUNTED(id, ctr, what)                                                                               \
+    a->table_full[id] += p->hdr.counters[CMT_CTR_##ctr];                                                               \
+    a->anomalies[CMT_AN_TABLE_FULL] += p->hdr.counters[CMT_CTR_##ctr];
+        CMT_TABLES(CMT_TABLE_COUNTED)
+#undef CMT_TABLE_COUNTED
         uint64_t um = p->hdr.counters[CMT_CTR_UNMATCHED_PROC];
         a->anomalies[CMT_AN_UNMATCHED_PROC] += um > r->unmatched_records ? um : r->unmatched_records;
         a->anomalies[CMT_AN_TRUNCATED_DUMPS] += (uint64_t)p->truncated;

@@ -124,6 +124,18 @@ struct cmt_unreadable { /* a dump left out of the analysis */
     char *reason;
 };
 
+/* The tracker's tables whose overflow is the table_full anomaly (include/cmt_format.h counters). */
+#define CMT_TABLES(X)                                                                                                  \
+    X(CMT_TABLE_POINTERS, TABLE_FULL, "allocations the pointer table could not hold (their frees looked unknown)")     \
+    X(CMT_TABLE_CONTEXTS, CTX_TABLE_FULL,                                                                              \
+      "contexts the context table could not hold (a teardown of one ends nothing)")                                    \
+    X(CMT_TABLE_POOLS, POOL_TABLE_FULL,                                                                                \
+      "memory pools the pool table could not hold (their allocations' device unknown)")                                \
+    X(CMT_TABLE_VMM_UNDO, VMM_UNDO_FULL, "VMM releases or unmaps a refusal could not undo")
+#define CMT_TABLE_ENUM(id, ctr, what) id,
+enum cmt_table { CMT_TABLES(CMT_TABLE_ENUM) CMT_TABLE_COUNT };
+#undef CMT_TABLE_ENUM
+
 struct cmt_analysis {
     struct cmt_report_opts opts;
     struct cmt_symbolizer *sym;
@@ -150,7 +162,8 @@ struct cmt_analysis {
     struct cmt_imported_row *imported; /* in process, then first-import order */
     size_t nimported;
     uint64_t anomalies[CMT_AN_COUNT];
-    struct cmt_unreadable *unreadable; /* in argument order */
+    uint64_t table_full[CMT_TABLE_COUNT]; /* anomalies[CMT_AN_TABLE_FULL] by table (header counters) */
+    struct cmt_unreadable *unreadable;    /* in argument order */
     size_t nunreadable;
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     char err[1024];
@@ -173,6 +186,9 @@ size_t cmt_stack_visible(const struct cmt_stack_sym *s);
 
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);
+/* The same, with what this analysis counted where the hint has parts (table_full: which tables
+ * were full, and what that left unfollowed); written into buf (cap bytes), returns buf. */
+const char *cmt_anomaly_text(const struct cmt_analysis *a, int an, char *buf, size_t cap);
 /* 1 when anomaly an means the figures may be wrong (unreadable or truncated dumps, dropped events,
  * full tables, unknown frees): `check` refuses to judge them without --allow-anomalies. */
 int cmt_anomaly_distrusts(int an);

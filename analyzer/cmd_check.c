@@ -155,10 +155,11 @@ int cmt_cmd_check(int argc, char **argv) {
                 L.allow_running ? "" : "; --allow-running judges it anyway");
     }
     for (int k = 0; k < CMT_AN_COUNT; k++) {
+        char hint[512];
         if (!a.anomalies[k] || !cmt_anomaly_distrusts(k)) continue;
         if (!L.allow_anomalies) failed = 1;
         cmt_msg("check %s: %llu %s: the figures may be wrong (%s)%s", L.allow_anomalies ? "warning" : "failed",
-                (unsigned long long)a.anomalies[k], cmt_anomaly_names[k], cmt_anomaly_hint(k),
+                (unsigned long long)a.anomalies[k], cmt_anomaly_names[k], cmt_anomaly_text(&a, k, hint, sizeof hint),
                 L.allow_anomalies ? "" : "; --allow-anomalies judges them anyway");
     }
     if (have_budget || !baseline) {

@@ -382,10 +382,11 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
     heaps_text(a, f);
     if (cmt_analysis_anomalies(a) || a->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]) {
         fprintf(f, "\nanomalies\n");
+        char hint[512];
         for (int k = 0; k < CMT_AN_COUNT; k++)
             if (a->anomalies[k])
                 fprintf(f, "  %-21s %6llu  %s\n", cmt_anomaly_names[k], (unsigned long long)a->anomalies[k],
-                        cmt_anomaly_hint(k));
+                        cmt_anomaly_text(a, k, hint, sizeof hint));
         for (size_t k = 0; k < a->nunreadable; k++)
             fprintf(f, "    unreadable: %s (%s)\n", a->unreadable[k].path, a->unreadable[k].reason);
     }

@@ -155,6 +155,14 @@ for c in table_full dropped_events; do
     expect_rc 0 "$CMT_BIN" check --allow-anomalies c_$c.cmt
     grep -q "check warning: 3 $c" err.txt || fail "$c: no warning with --allow-anomalies"
 done
+# table_full sums four counters: the reason names the tables that were full, with their counts
+sed "s/^header pid=7/header pid=7 ctr.pool_table_full=76 ctr.vmm_undo_full=2/" clean.script >tf.script && "$MKDUMP" tf.script tf.cmt
+expect_rc 1 "$CMT_BIN" check tf.cmt
+grep -q "78 table_full: the figures may be wrong (the tracker's tables were full: memory pools the pool table could not hold (.*): 76; VMM releases or unmaps a refusal could not undo: 2)" err.txt ||
+    fail "table_full: the tables are not named: $(cat err.txt)"
+grep -q "pointer table" err.txt && fail "table_full blames the pointer table: $(cat err.txt)"
+expect_rc 0 "$CMT_BIN" report --no-symbols tf.cmt
+grep -q "table_full .* 78  the tracker's tables were full: memory pools the pool table could not hold (.*): 76;" out.txt || fail "report: table_full not broken down"
 # a header bit-flip: table_full 2^46 is corruption, not a count
 python3 - clean.cmt flip.cmt <<'PY'
 import struct, sys
