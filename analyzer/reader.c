@@ -2,7 +2,7 @@
  * reader.c — dump reader: header validation, block scan, per-writer record decoding (decode_payload:
  * the one place that knows every record's payload) and the k-way merge by sequence number. See
  * reader.h. Decoding is checked arithmetic: a time outside [0, CMT_TIME_MAX), a sequence number past
- * 2^64 - 1 or an address range past 2^64 is corruption.
+ * 2^64 - 1, an address range past 2^64 or larger than 2^57 bytes is corruption.
  */
 #include "reader.h"
 
@@ -437,9 +437,12 @@ static inline __attribute__((always_inline)) uint64_t fast_varint(const uint8_t 
     return v;
 }
 
-/* 1 when [ptr, ptr + size) lies below 2^64 */
+/* 1 when [ptr, ptr + size) lies below 2^64 and size is at most 2^57 bytes: no address space
+ * (x86-64 with 5-level paging: 57 bits; others less) holds more, so a larger size is a flipped
+ * bit, and two of them would overflow the live byte counts */
+#define CMT_SPAN_MAX (1ull << 57)
 static int span_ok(uint64_t ptr, uint64_t size) {
-    return size <= UINT64_MAX - ptr;
+    return size <= UINT64_MAX - ptr && size <= CMT_SPAN_MAX;
 }
 
 static void get_alloc(struct cmt_cursor *c, struct cmt_stream *s, struct cmt_event *e) {
@@ -464,7 +467,7 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         get_alloc(c, s, e);
         if (t == CMT_REC_RETRACK) e->result = cmt_get_varint(c);
         if (c->ok && (!span_ok(e->ptr, e->size) || !span_ok(e->ptr, e->granted))) {
-            *why = "allocation ends past 2^64 (ptr + size overflows)";
+            *why = "allocation of more than 2^57 bytes, or ending past 2^64 (ptr + size overflows)";
             return -1;
         }
         break;
@@ -587,7 +590,7 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         e->size = cmt_get_varint(c);
         e->handle = cmt_get_varint(c);
         if (c->ok && !span_ok(e->ptr, e->size)) {
-            *why = "mapping ends past 2^64 (ptr + size overflows)";
+            *why = "mapping of more than 2^57 bytes, or ending past 2^64 (ptr + size overflows)";
             return -1;
         }
         break;
@@ -621,7 +624,7 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
         e->stack = cmt_get_varint(c);
         e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
         if (c->ok && !span_ok(e->ptr, e->size)) {
-            *why = "region ends past 2^64 (ptr + size overflows)";
+            *why = "region of more than 2^57 bytes, or ending past 2^64 (ptr + size overflows)";
             return -1;
         }
         break;

@@ -69,9 +69,9 @@ bad_input negative-start-clock clock.cmt "offset 64 \(start_clock_ns\)"
 patch realtime.cmt 56 '<q' 0x7fffffffffffffff
 bad_input huge-start-realtime realtime.cmt "offset 56 \(start_realtime_ns\)"
 printf 'header pid=1\nalloc dev=0 ptr=0x1000 size=1\nalloc dev=0 ptr=0xfffffffffffff000 size=0x2000\n' | "$MKDUMP" - allocend.cmt
-bad_input alloc-end-overflow allocend.cmt "offset 4143.*allocation ends past 2\^64"
+bad_input alloc-end-overflow allocend.cmt "offset 4143.*allocation .*ending past 2\^64"
 printf 'header pid=1\nvmm op=1 ptr=0xffffffffffff0000 size=0x20000 handle=1\n' | "$MKDUMP" - vmmend.cmt
-bad_input vmm-end-overflow vmmend.cmt "offset 4128.*mapping ends past 2\^64"
+bad_input vmm-end-overflow vmmend.cmt "offset 4128.*mapping .*ending past 2\^64"
 # a pointer delta wraps modulo 2^64 by design: an address near 2^64 after a low one is valid
 printf 'header pid=1\nalloc dev=0 ptr=0x1000 size=1\nfree dev=0 ptr=0xffffffffffffff00\nfree dev=0 ptr=0x1000\n' | "$MKDUMP" - ptrwrap.cmt
 expect_rc 0 "$CMT_BIN" dump ptrwrap.cmt
