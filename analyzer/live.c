@@ -242,11 +242,7 @@ void cmt_live_refresh(struct cmt_live *L, double now) {
             if (!G || cmt_nvml_proc_used(&L->nvml, G->uuid, p->hdr->pid, &b) < 0) p->driver_known = 0;
             p->driver_bytes += b;
         }
-        if (p->live > p->peak) p->peak = p->live;
-        uint64_t sum_peaks = 0;
-        for (size_t k = 0; k < p->r.ndevs; k++)
-            sum_peaks += p->r.devs[k].peak;
-        if (p->r.ndevs == 1 && sum_peaks > p->peak) p->peak = sum_peaks; /* exact for one GPU */
+        p->peak = p->r.gpu_peak; /* exact: the replay's most bytes at one moment, all devices together */
         p->rate = dt > 0 ? ((double)p->live - (double)p->live_prev) / dt : 0;
     }
     for (size_t g = 0; g < L->ngpus; g++) {

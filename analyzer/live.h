@@ -34,7 +34,7 @@ struct cmt_live_proc {
     int corrupt;
     int drained; /* its process was gone before the last poll: every record is read */
     char err[512];
-    uint64_t live, peak; /* GPU bytes, all its devices */
+    uint64_t live, peak; /* GPU bytes, all its devices (peak: the most at one moment, replay.h gpu_peak) */
     uint64_t live_prev;  /* at the previous refresh */
     double rate;         /* bytes/s over the last interval */
     struct cmt_htab stack_ix; /* stack id -> index + 1 into stacks */

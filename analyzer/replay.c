@@ -303,6 +303,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
             if (d) {
                 d->live -= old->granted;
                 d->live_count--;
+                r->gpu_live -= old->granted;
             }
         } else
             r->host_live -= old->granted;
@@ -339,6 +340,8 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         }
         d->live += e->granted;
         d->live_count++;
+        r->gpu_live += e->granted;
+        if (r->gpu_live > r->gpu_peak) r->gpu_peak = r->gpu_live;
         if (d->live > d->peak) {
             d->peak = d->live;
             d->peak_time = e->time_ns;
@@ -424,6 +427,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
         if (d) {
             d->live -= granted;
             d->live_count--;
+            r->gpu_live -= granted;
             if (at >= 0) {
                 d->leaked_bytes += granted;
                 d->leaked_allocations++;

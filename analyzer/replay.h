@@ -1,11 +1,12 @@
 /*
  * replay.h — replays the merged events of one process (reader.h): live allocations keyed
  * by (space, ptr), per-device live/peak bytes with the top stacks live at each peak (snapshotted
- * lazily, exact), leaks at teardown/exit/death, OOM snapshots, anomalies, and the definition
- * tables (stacks, devices, contexts, modules, api names). Markers go to growth.h, NVTX heaps to
- * heaps.h; an observer (timeline.h) is told every change of live bytes. replay.c applies records,
- * replay_dump.c drives a whole dump. Streaming: memory grows with live allocations and distinct
- * stacks, never with the number of events. Running out of memory is counted (out_of_memory).
+ * lazily, exact), the process's GPU live/peak bytes (all its devices together, exact), leaks at
+ * teardown/exit/death, OOM snapshots, anomalies, and the definition tables (stacks, devices,
+ * contexts, modules, api names). Markers go to growth.h, NVTX heaps to heaps.h; an observer
+ * (timeline.h) is told every change of live bytes. replay.c applies records, replay_dump.c drives
+ * a whole dump. Streaming: memory grows with live allocations and distinct stacks, never with the
+ * number of events. Running out of memory is counted (out_of_memory).
  */
 #ifndef CMT_REPLAY_H
 #define CMT_REPLAY_H
@@ -168,6 +169,7 @@ struct cmt_replay {
 
     struct cmt_devstate *devs; /* GPUs (ordinal >= 0), sorted by ordinal after cmt_replay_finish */
     size_t ndevs;
+    uint64_t gpu_live, gpu_peak; /* GPU bytes live now over all devs, and the most at one moment */
     uint64_t host_live, host_peak, host_leaked, host_leaked_allocations, host_allocations, host_frees;
 
     struct cmt_leak *leaks;

@@ -1,11 +1,12 @@
 /*
- * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes,
- * the top stacks snapshotted at the peak (exact even when the live bytes fall and rise again),
- * unknown and double frees (the window of recently freed keys), OOM snapshots, teardown of one context's allocations,
- * the memos before the (stack, device) and (context, kind) maps under constant slot collisions,
- * leaks at exit and at death; and that running out of memory anywhere in the replay is counted (out_of_memory, which
- * makes the analysis fail) rather than silently giving other figures: the allocator is wrapped (-Wl,--wrap) to fail
- * from the n-th allocation on. Exit 0 when every check holds.
+ * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes (per
+ * device, and the process's over all its devices at one moment), the top stacks snapshotted at the
+ * peak (exact even when the live bytes fall and rise again), unknown and double frees (the window
+ * of recently freed keys), OOM snapshots, teardown of one context's allocations, the memos before
+ * the (stack, device) and (context, kind) maps under constant slot collisions, leaks at exit and at
+ * death; and that running out of memory anywhere in the replay is counted (out_of_memory, which
+ * makes the analysis fail) rather than silently giving other figures: the allocator is wrapped
+ * (-Wl,--wrap) to fail from the n-th allocation on. Exit 0 when every check holds.
  */
 #include <stdlib.h>
 
@@ -229,6 +230,30 @@ static void test_leak_at_exit(void) {
     CHECK(h && h->device == -1 && h->bytes == 64);
     CHECK(r.host_peak == 64 && r.host_leaked == 64);
     CHECK(r.have_exit && r.exit_how == CMT_EXIT_CLEAN);
+    cmt_replay_free(&r);
+}
+
+/* The process's GPU bytes (gpu_live, gpu_peak): all its devices together at one moment, host memory
+ * apart; not the largest device peak (6) nor the sum of the device peaks (11). */
+static void test_process_gpu_peak(void) {
+    struct cmt_replay r;
+    CHECK(cmt_replay_init(&r, 10) == 0);
+    an_device(&r, 0, 0x44);
+    an_device(&r, 1, 0x55);
+    an_alloc(&r, 0, 0x1000, 3, 1, 0xa);
+    an_alloc(&r, 1, 0x2000, 5, 1, 0xb);
+    an_alloc(&r, -1, 0x9000, 100, 2, 0); /* host memory: not GPU bytes */
+    CHECK(r.gpu_live == 8 && r.gpu_peak == 8);
+    an_free(&r, 0x1000);
+    an_teardown(&r, 1, 0xb); /* ends 0x2000 */
+    CHECK(r.gpu_live == 0 && r.gpu_peak == 8);
+    an_alloc(&r, 0, 0x3000, 6, 1, 0xa);
+    an_alloc(&r, 0, 0x3000, 2, 1, 0xa); /* again without a free: replaces the 6 */
+    CHECK(r.gpu_live == 2 && r.gpu_peak == 8);
+    cmt_replay_finish(&r); /* what is live becomes a leak */
+    const struct cmt_devstate *d0 = cmt_replay_device(&r, 0), *d1 = cmt_replay_device(&r, 1);
+    CHECK(d0 && d0->peak == 6 && d1 && d1->peak == 5);
+    CHECK(r.gpu_live == 0 && r.gpu_peak == 8 && r.host_peak == 100);
     cmt_replay_free(&r);
 }
 
@@ -465,6 +490,7 @@ int main(void) {
     test_recently_freed_window();
     test_htab_in_place_growth();
     test_leak_at_exit();
+    test_process_gpu_peak();
     test_memo_collisions();
     test_out_of_memory_is_never_silent();
     if (an_failures)
