@@ -7,6 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A name in a folded line: ';' becomes ':' and control characters spaces, so every line splits
+ * unambiguously. */
+static void fold_clean(char *s) {
+    for (char *c = s; *c; c++) {
+        if (*c == ';')
+            *c = ':';
+        else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = ' ';
+    }
+}
+
 /* The shown frames of s (analysis.h: CMT_FRAME_SHOWN) joined by ';': innermost first (outer_first
  * 0) or outermost first, each the function (Python: the qualified name) or module+0xOFFSET; with
  * fold set, a frame with a known line reads "function (file:line)" (file's base name), ';' in a
@@ -29,12 +40,7 @@ static char *join_frames(const struct cmt_stack_sym *s, int outer_first, int fol
             const char *m = f->module ? f->module : "?", *b = strrchr(m, '/');
             snprintf(part, sizeof part, "%s+0x%llx", b ? b + 1 : m, (unsigned long long)f->offset);
         }
-        for (char *c = part; fold && *c; c++) {
-            if (*c == ';')
-                *c = ':';
-            else if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                *c = ' ';
-        }
+        if (fold) fold_clean(part);
         size_t pl = strlen(part);
         if (len + pl + 2 > cap) {
             while (len + pl + 2 > cap)
@@ -99,16 +105,25 @@ static int peak_stacks(struct cmt_analysis *a, char *(*text)(const struct cmt_st
     return 0;
 }
 
-/* "GPU N (GPU-uuid);" + stack, or "host;" + stack (the flame root of a device). malloc'd. */
-static char *with_root(const char *uuid, int64_t ordinal, char *stack) {
-    if (!stack) return NULL;
-    char root[96];
+/* The flame root of a device: its physical GPU's label, the UUID (cmt_device_uuid), so one GPU is
+ * one root whatever ordinal each process saw it as; "GPU N (pid P on HOST)" for a device without
+ * a UUID (only its process knows which GPU it is); "host" for host memory. Into root (cap bytes). */
+static void fold_root(const struct cmt_analysis *a, size_t proc, const char *uuid, int64_t ordinal, char *root,
+                      size_t cap) {
+    const struct cmt_file_header *h = &a->procs[proc].hdr;
     if (ordinal < 0)
-        snprintf(root, sizeof root, "host");
+        snprintf(root, cap, "host");
     else if (uuid)
-        snprintf(root, sizeof root, "GPU %lld (%s)", (long long)ordinal, uuid);
+        snprintf(root, cap, "%s", uuid);
     else
-        snprintf(root, sizeof root, "GPU %lld", (long long)ordinal);
+        snprintf(root, cap, "GPU %lld (pid %u on %.*s)", (long long)ordinal, h->pid, (int)sizeof h->host,
+                 h->host[0] ? h->host : "?");
+    fold_clean(root);
+}
+
+/* root + ";" + stack. malloc'd (stack freed). */
+static char *with_root(const char *root, char *stack) {
+    if (!stack) return NULL;
     size_t rl = strlen(root), sl = strlen(stack);
     char *out = malloc(rl + sl + 2);
     if (out) {
@@ -127,20 +142,23 @@ int cmt_fold_collect(struct cmt_analysis *a, int peak, int device_root, struct c
         for (size_t i = 0; i < a->nleaks; i++) {
             const struct cmt_rleak *l = &a->leaks[i];
             if (!l->leak->bytes) continue;
-            char *st = cmt_fold_stack(&l->stack);
-            if (device_root) st = with_root(l->uuid, l->leak->device, st);
+            char *st = cmt_fold_stack(&l->stack), root[400];
+            if (device_root) {
+                fold_root(a, l->proc, l->uuid, l->leak->device, root, sizeof root);
+                st = with_root(root, st);
+            }
             if (fold_push(&v, &n, &cap, st, l->leak->bytes) != 0) goto fail;
         }
     } else {
         for (size_t k = 0; k < a->npeaks; k++) {
             const struct cmt_devstate *d = a->peaks[k].dev;
-            char ubuf[48];
-            const char *uuid = cmt_device_uuid(d, ubuf);
+            char ubuf[48], root[400];
+            fold_root(a, a->peaks[k].proc, cmt_device_uuid(d, ubuf), d->ordinal, root, sizeof root);
             for (size_t s = 0; s < d->npeak_top; s++) {
                 struct cmt_stack_sym st = cmt_analysis_stack(a, a->peaks[k].proc, d->peak_top[s].stack);
                 char *text = cmt_fold_stack(&st);
                 cmt_stack_sym_free(&st);
-                if (device_root) text = with_root(uuid, d->ordinal, text);
+                if (device_root) text = with_root(root, text);
                 if (fold_push(&v, &n, &cap, text, d->peak_top[s].bytes) != 0) goto fail;
             }
         }

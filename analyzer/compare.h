@@ -29,8 +29,9 @@ struct cmt_fold {
 };
 
 /* peak 0: leaks (unsuppressed); 1: bytes live at every device's peak (load the analysis with a
- * large top_n to see every stack). device_root: each stack starts with its device, "GPU N
- * (GPU-uuid)" ("GPU N" when the uuid is unknown, "host" for host memory), so GPUs never merge.
+ * large top_n to see every stack). device_root: each stack starts with its physical GPU, its UUID
+ * ("GPU-uuid", whatever ordinal each process saw it as; "GPU N (pid P on HOST)" when the uuid is
+ * unknown, "host" for host memory), so GPUs never merge and one GPU is one root.
  * Aggregated over processes, sorted by stack. Returns 0 or -1. */
 int cmt_fold_collect(struct cmt_analysis *a, int peak, int device_root, struct cmt_fold **out, size_t *n);
 void cmt_fold_free(struct cmt_fold *v, size_t n);
