@@ -171,10 +171,10 @@ int cmt_cmd_check(int argc, char **argv) {
                     L.count_cached && a.ncached ? " (held by caching allocators included: --count-cached)" : "",
                     cmt_human_size(budget, s2, sizeof s2));
             for (size_t i = 0; i < a.nleaks && i < 5; i++) {
-                fprintf(stderr, "    %s in %llu allocation%s (pid %u, at %s):\n",
+                fprintf(stderr, "    %s in %llu allocation%s (pid %u, live %s):\n",
                         cmt_human_size(a.leaks[i].leak->bytes, s1, sizeof s1),
                         (unsigned long long)a.leaks[i].leak->allocations, a.leaks[i].leak->allocations == 1 ? "" : "s",
-                        a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_name(a.leaks[i].leak->at));
+                        a.procs[a.leaks[i].proc].hdr.pid, cmt_leak_at_phrase(a.leaks[i].leak->at));
                 cmt_print_frames(stderr, &a.leaks[i].stack, "        ", 8);
             }
             for (size_t i = 0; L.count_cached && i < a.ncached && i < 5; i++) {

@@ -270,9 +270,7 @@ static void leak_text(const struct cmt_analysis *a, const struct cmt_rleak *l, s
     else
         fprintf(f, "host");
     fprintf(f, ", pid %u, %s %s\n", a->procs[l->proc].hdr.pid, l->allocator ? "held" : "live",
-            l->leak->at == CMT_AT_DIED       ? "when it died"
-            : l->leak->at == CMT_AT_TEARDOWN ? "at context teardown"
-                                             : "at exit");
+            cmt_leak_at_phrase(l->leak->at));
     if (l->allocator) fprintf(f, "      (caching allocator: %s)\n", l->allocator);
     cmt_print_frames(f, &l->stack, "      ", SIZE_MAX);
 }

@@ -19,6 +19,10 @@ const char *cmt_leak_at_name(int at) {
     return at == CMT_AT_TEARDOWN ? "teardown" : at == CMT_AT_DIED ? "died" : "exit";
 }
 
+const char *cmt_leak_at_phrase(int at) {
+    return at == CMT_AT_TEARDOWN ? "at context teardown" : at == CMT_AT_DIED ? "when it died" : "at exit";
+}
+
 /* Out of memory: what the record should have changed is lost, so the figures are wrong; the
  * analysis refuses to report them (analysis.c). */
 void cmt_replay_lost(struct cmt_replay *r) {

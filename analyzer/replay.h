@@ -21,6 +21,8 @@
 
 enum cmt_leak_at { CMT_AT_EXIT = 0, CMT_AT_TEARDOWN = 1, CMT_AT_DIED = 2 };
 const char *cmt_leak_at_name(int at);
+/* The same in words, for text: "at exit", "at context teardown", "when it died". */
+const char *cmt_leak_at_phrase(int at);
 
 #define CMT_TOP_ALL ((size_t)-1) /* a top_n that keeps every stack */
 
@@ -178,8 +180,8 @@ struct cmt_replay {
     size_t nooms;
     struct cmt_module *mods;
     size_t nmods;
-    struct cmt_marker_log marks; /* markers and the stacks growing across them (growth.h) */
-    struct cmt_heaps *heaps;     /* NVTX memory heaps (heaps.h), NULL until one is seen */
+    struct cmt_marker_log marks;   /* markers and the stacks growing across them (growth.h) */
+    struct cmt_heaps *heaps;       /* NVTX memory heaps (heaps.h), NULL until one is seen */
     struct cmt_imported *imported; /* in order of import */
     size_t nimported, capimported;
 

@@ -12,6 +12,11 @@ expect_rc 0 "$CMT_BIN" check --allow-anomalies clean.cmt
 expect_rc 1 "$CMT_BIN" check --allow-anomalies --no-symbols basic.cmt
 grep -q "check failed: 1.50 MiB leaked" err.txt || fail "no reason printed"
 grep -q "train+0x1234" err.txt || fail "no offending stack printed"
+grep -q "(pid [0-9]*, live at exit):" err.txt || fail "the leak does not say when it was live"
+# a process that died: its leaks are what was live when it died, in the report's words
+"$MKDUMP" "$g/died.script" died.cmt || fail "mkdump died"
+expect_rc 1 "$CMT_BIN" check --allow-anomalies --no-symbols died.cmt
+grep -q "(pid 400, live when it died):" err.txt || fail "died: $(cat err.txt)"
 expect_rc 0 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 2M basic.cmt
 expect_rc 1 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 1000K basic.cmt
 expect_rc 0 "$CMT_BIN" check --allow-anomalies --max-leak-bytes 1575K basic.cmt   # 1.5 MiB + 4 KiB host = 1540 KiB
