@@ -214,23 +214,14 @@ S
     [ "$(wc -l <out.txt)" -eq 2 ] || fail "$bs-byte blocks: the records before the bad one are not all there"
     grep -q 'record type 0x01 (writer 1, block at offset [0-9]*): payload does not decode' err.txt ||
         { cat err.txt >&2; fail "$bs-byte blocks: an 11-byte varint in an ALLOC is not reported as undecodable"; }
-    cat >over.script <<S
-header pid=7 block_size=$bs
-alloc dev=0 ptr=0xffffffffffffff00 size=0x1000 stack=1
-S
-    "$MKDUMP" over.script over.cmt || fail "mkdump over ($bs)"
-    expect_rc 1 "$T" over.cmt
-    grep -q 'ending past 2^64' err.txt ||
-        { cat err.txt >&2; fail "$bs-byte blocks: an allocation past 2^64 is not reported"; }
-    # more than any address space holds (2^57 bytes): a flipped bit, and two of them would wrap
-    # the live byte counts to 0 (check passed on "0 B leaked")
-    cat >huge.script <<S
-header pid=7 block_size=$bs
-alloc dev=0 ptr=0x1000 size=0x200000000000001 stack=1
-S
-    "$MKDUMP" huge.script huge.cmt || fail "mkdump huge ($bs)"
-    expect_rc 1 "$T" huge.cmt
-    grep -q 'allocation of more than 2^57 bytes' err.txt ||
-        { cat err.txt >&2; fail "$bs-byte blocks: an allocation of more than 2^57 bytes is not reported"; }
+    # an allocation past 2^64, and one of more than any address space holds (2^57 bytes: a
+    # flipped bit; two of them would wrap the live byte counts to 0, and check passed on "0 B leaked")
+    for c in "over 0xffffffffffffff00 0x1000 ending past 2^64" "huge 0x1000 0x200000000000001 of more than 2^57 bytes"; do
+        read -r name ptr size why <<<"$c"
+        printf 'header pid=7 block_size=%s\nalloc dev=0 ptr=%s size=%s stack=1\n' "$bs" "$ptr" "$size" >$name.script
+        "$MKDUMP" $name.script $name.cmt || fail "mkdump $name ($bs)"
+        expect_rc 1 "$T" $name.cmt
+        grep -q "allocation .*$why" err.txt || { cat err.txt >&2; fail "$bs-byte blocks: an allocation $why is not reported"; }
+    done
 done
 echo ok
