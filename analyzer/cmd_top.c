@@ -149,6 +149,7 @@ int cmt_cmd_top(int argc, char **argv) {
         cmt_live_free(&L);
         return 3;
     }
+    L.snapshot = once || frames == 1; /* a follower lags one refresh (reader.h): one refresh reads all */
     char err[1024];
     for (int i = optind; i < argc; i++)
         if (cmt_live_add(&L, argv[i], err, sizeof err) != 0) {

@@ -71,6 +71,7 @@ static int add_dump(struct cmt_live *L, const char *path, char *err, size_t errl
     p->d = d;
     p->hdr = cmt_dump_header(d);
     p->state = "running";
+    p->first_refresh = L->snapshot ? L->refreshes : L->refreshes + 1;
     cmt_replay_init(&p->r, 10);
     p->r.observer = on_change;
     p->r.observer_arg = L;
@@ -164,7 +165,7 @@ static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
     /* the state before the poll: a process gone by then wrote everything it will write */
     const char *pid_state = proc_state_pid(L, p);
     int final = strcmp(pid_state, "running") != 0;
-    if (cmt_dump_poll(p->d, final) != 0) {
+    if (cmt_dump_poll(p->d, final || L->snapshot) != 0) {
         p->corrupt = 1;
         snprintf(p->err, sizeof p->err, "%s", cmt_dump_error(p->d));
         return;
@@ -243,7 +244,7 @@ void cmt_live_refresh(struct cmt_live *L, double now) {
             p->driver_bytes += b;
         }
         p->peak = p->r.gpu_peak; /* exact: the replay's most bytes at one moment, all devices together */
-        p->rate = dt > 0 ? ((double)p->live - (double)p->live_prev) / dt : 0;
+        p->rate = dt > 0 && L->refreshes > p->first_refresh ? ((double)p->live - (double)p->live_prev) / dt : 0;
     }
     for (size_t g = 0; g < L->ngpus; g++) {
         struct cmt_live_gpu *G = &L->gpus[g];
@@ -274,7 +275,8 @@ static int64_t growth_of(const struct cmt_live *L, const struct live_ctr *e) {
     if (!L->refreshes) return 0;
     size_t have = L->refreshes < L->ring ? L->refreshes : L->ring;
     size_t oldest = (L->refreshes - 1) % L->ring; /* the latest, walking back */
-    for (size_t n = 1; n < have; n++) {
+    uint64_t first = L->procs[e->k.a >> 32].first_refresh; /* no sample before its records were read */
+    for (size_t n = 1; n < have && L->refreshes - 1 - n >= first; n++) {
         size_t s = (L->refreshes - 1 - n) % L->ring;
         if (L->times[s] < L->now - L->window_s) break;
         oldest = s;

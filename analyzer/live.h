@@ -33,6 +33,9 @@ struct cmt_live_proc {
     const char *state;                 /* "running" | "exited" | "died" | "unknown" (another host) */
     int corrupt;
     int drained; /* its process was gone before the last poll: every record is read */
+    uint64_t first_refresh; /* the refresh that reads its records first (reader.h: a follower lags
+                             * one poll; the one that opens it reads nothing unless final): its
+                             * growth and rate count from there */
     char err[512];
     uint64_t live, peak; /* GPU bytes, all its devices (peak: the most at one moment, replay.h gpu_peak) */
     uint64_t live_prev;  /* at the previous refresh */
@@ -80,6 +83,8 @@ struct cmt_live {
     uint64_t refreshes;
     double now, prev;
     uint64_t events; /* records replayed so far */
+    int snapshot;    /* one refresh only (top --once): read every dump to its end, as if final (no later
+                      * refresh to order a record still being written against the others) */
     struct cmt_nvml nvml;
     struct cmt_symbolizer *sym;
     char host[256];

@@ -1322,9 +1322,10 @@ int cmt_dump_poll(struct cmt_dump *d, int final) {
     /* A record is taken (sequence number and time) before it is written: one another thread is
      * still writing, or that sits in a staging block being copied to its normal block, may have a
      * smaller sequence number than records already in the file. Every record taken before the
-     * previous poll is in the file by now, so records timed up to the previous poll (the record
-     * clock is CLOCK_MONOTONIC, the same on the host: final is for dumps of another host, or of a
-     * process that is gone) are returned in sequence order; later ones wait for the next poll. */
+     * previous poll (a caller's refresh ago: the open's scan does not count) is in the file by now,
+     * so records timed up to the previous poll (the record clock is CLOCK_MONOTONIC, the same on the
+     * host: final is for dumps of another host, or of a process that is gone) are returned in
+     * sequence order; later ones wait for the next poll. */
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -1422,6 +1423,11 @@ struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen
         cmt_dump_close(d);
         return NULL;
     }
+    /* The open's scan is no previous poll: a caller polls right after it (live.c reads a dump in the
+     * refresh that finds it), when a record timed before the open may not be in the file yet (its
+     * writer copying its full block first, or descheduled between taking and writing it), so the
+     * first poll returns records only when final, and the one after it those timed up to it. */
+    d->last_poll_ns = 0;
     return d;
 }
 

@@ -184,8 +184,10 @@ size_t cmt_stack_frames(const struct cmt_event *stack, struct cmt_frame *out, si
  * Records come merged by sequence number, each once, in the order a whole-file read gives: a record
  * is returned from the first poll after the previous poll's time (records carry CLOCK_MONOTONIC
  * times, taken with their sequence numbers: a writer may still be finishing an earlier one), so a
- * follower lags one poll; final (the writer is gone, or on another host) returns everything. The
- * open makes the first poll.
+ * follower lags one poll; final (the writer is gone, or on another host, or a one-time snapshot)
+ * returns everything. The open scans the dump but is no previous poll: the first cmt_dump_poll
+ * returns records only when final (a record timed before the open may still be being written when
+ * a caller polls right after it).
  * Event strings are valid until the next cmt_dump_next (the PYCODE table keeps copies).
  * cmt_dump_rewind is not for follow mode. */
 struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen);
