@@ -102,7 +102,8 @@ static void scan_dir(struct cmt_live *L, const char *dir) {
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || known_path(L, path)) continue;
         char err[1024];
         /* a dump being created may not have its header yet: tried again at the next refresh */
-        if (add_dump(L, path, err, sizeof err) != 0 && st.st_size >= CMT_HEADER_SIZE) note_skipped(L, err);
+        if (add_dump(L, path, err, sizeof err) != 0 && st.st_size >= CMT_HEADER_SIZE && !cmt_dump_being_created(path))
+            note_skipped(L, err);
     }
     closedir(dh);
 }

@@ -1397,6 +1397,18 @@ int cmt_dump_poll(struct cmt_dump *d, int final) {
     return 0;
 }
 
+int cmt_dump_being_created(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char m[8];
+    ssize_t n = pread(fd, m, sizeof m, 0);
+    close(fd);
+    if (n < 0) return 0;
+    for (ssize_t i = 0; i < n; i++)
+        if (m[i]) return 0;
+    return 1; /* empty, or zeros so far */
+}
+
 struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen) {
     struct cmt_dump *d = cmt_dump_open(path, err, errlen); /* validates the header */
     if (!d) return NULL;

@@ -191,6 +191,9 @@ size_t cmt_stack_frames(const struct cmt_event *stack, struct cmt_frame *out, si
  * Event strings are valid until the next cmt_dump_next (the PYCODE table keeps copies).
  * cmt_dump_rewind is not for follow mode. */
 struct cmt_dump *cmt_dump_open_follow(const char *path, char *err, size_t errlen);
+/* 1 when path is a file whose header is not written yet (its magic, written last, still zero): a
+ * dump being created, to be tried again later rather than reported unreadable. */
+int cmt_dump_being_created(const char *path);
 int cmt_dump_poll(struct cmt_dump *d, int final);
 int cmt_dump_following(const struct cmt_dump *d);
 

@@ -10,7 +10,8 @@
  *                                 header_size + i * block_size
  *   All integers are little-endian. The file is written through a MAP_SHARED mapping while the
  *   process runs, so everything written before a kill -9 is in the file. Space is reserved with
- *   posix_fallocate, so unused space reads as zero bytes; a file may end with zero blocks.
+ *   posix_fallocate, so unused space reads as zero bytes; a file may end with zero blocks. The
+ *   file header's magic is stored last: a file whose magic is still zero is being created.
  *
  * BLOCKS AND STREAMS
  *   Every thread that records events owns a stream ("writer", numbered from 1 per process) and

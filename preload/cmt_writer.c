@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +167,10 @@ static void fill_dump_id(uint8_t id[16]) {
     if (zero) id[0] = 1;
 }
 
+/* Fills the header of a new dump; the magic last (after a release fence), so a follower that finds
+ * the file while this runs sees no dump yet (analyzer/reader.h cmt_dump_being_created) rather
+ * than a header without its times, host and rank, which it would keep. */
 static void fill_header(struct cmt_file_header *h) {
-    memcpy(h->magic, CMT_MAGIC, 8);
     h->version_major = CMT_VERSION_MAJOR;
     h->version_minor = CMT_VERSION_MINOR;
     h->header_size = CMT_HEADER_SIZE;
@@ -208,6 +211,8 @@ static void fill_header(struct cmt_file_header *h) {
         h->cmdline_len = m > 0 ? (uint32_t)m : 0;
         close(fd);
     }
+    atomic_thread_fence(memory_order_release);
+    memcpy(h->magic, CMT_MAGIC, 8);
 }
 
 static void write_manifest(void) {
