@@ -316,7 +316,9 @@ static void cmt_run_summary(char **dumps, size_t n) {
         free(present);
         return;
     }
-    struct cmt_report_opts ro = {.no_symbols = 1};
+    /* with symbols, as `report`: caching allocators (PyTorch's) are recognised by their frames'
+     * names, and what they hold at exit is no leak */
+    struct cmt_report_opts ro = {0};
     struct cmt_analysis a;
     char hb[32];
     if (cmt_analysis_load(&a, &ro, present, np) != 0) {
@@ -331,6 +333,9 @@ static void cmt_run_summary(char **dumps, size_t n) {
                 cmt_human_size(a.leaked_bytes, hb, sizeof hb), (unsigned long long)a.leaked_bytes,
                 (unsigned long long)a.leaked_allocations, a.leaked_allocations == 1 ? "" : "s", sites,
                 sites == 1 ? "" : "s");
+        if (a.cached_bytes)
+            cmt_msg("held by caching allocators at exit: %s (their cache, not counted as leaked)",
+                    cmt_human_size(a.cached_bytes, hb, sizeof hb));
         fputs("cumemtrack: peak:", stderr);
         if (!a.ngpus) fputs(" no GPU memory used", stderr);
         for (size_t i = 0; i < a.ngpus; i++) {

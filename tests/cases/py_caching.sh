@@ -17,6 +17,12 @@ nm -C libc10_cuda.so | grep -q "c10::cuda::CUDACachingAllocator::raw_alloc" || d
 LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/c.cmt "$py" "$PYDIR/caching_sites.py" "$PWD/libc10_cuda.so" ||
     die "traced run failed"
 "$CMT_BIN" report c.cmt >r.txt 2>&1 || die "report"
+# `run`'s summary tells the cache apart too (it read the dump without symbols, so PyTorch's frames
+# went unrecognised and the whole cache was "leaked")
+"$CMT_BIN" run -o rc/%p.cmt -- "$py" "$PYDIR/caching_sites.py" "$PWD/libc10_cuda.so" >run.out 2>run.err ||
+    { cat run.err; die "run failed"; }
+grep -q "^cumemtrack: leaked: 1.00 MiB (1048576 bytes) in 1 allocation at 1 site" run.err || { cat run.err; die "run: cached memory counted as leaked"; }
+grep -q "^cumemtrack: held by caching allocators at exit: 8.00 MiB" run.err || { cat run.err; die "run: the cache is not named"; }
 grep -q "^cumemtrack: 1.00 MiB leaked at 1 site" r.txt || { cat r.txt; die "cached memory counted as leaked"; }
 sed -n '/^held by caching allocators at exit/,/^peaks/p' r.txt >cached.txt
 grep -q "8.00 MiB in 4 allocations" cached.txt || { cat r.txt; die "no cached section"; }
