@@ -293,7 +293,7 @@ int cmt_cmd_timeline(int argc, char **argv) {
     tl.row = cmt_tl_write_row;
     tl.row_arg = w;
     struct cmt_report_opts ro = {0};
-    ro.no_symbols = 1;
+    ro.no_symbols = fmt != CMT_TL_PERFETTO; /* its stacks are symbolized, as every report's frames */
     ro.observer = cmt_tl_observe;
     ro.observer_begin = cmt_tl_begin;
     ro.observer_arg = &tl;

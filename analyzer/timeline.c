@@ -239,7 +239,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         row.event = live_event(c->record);
         row.label = NULL;
         row.label_len = 0;
-        row.stack = p->last_stack;
+        row.stack = c->record == CMT_REC_TEARDOWN ? 0 : p->last_stack; /* a teardown ends many */
         row.live_change = 1;
         if (tl->row) tl->row(tl->row_arg, &row);
         struct tl_dev *d = tl->nbuckets ? dev_state(p, c->device) : NULL;

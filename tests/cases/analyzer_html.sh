@@ -269,6 +269,12 @@ assert len({e["pid"] for e in ev if e["ph"] == "C" and e["cat"] == "memory"}) ==
 assert len({e["pid"] for e in ev if e["ph"] == "C" and e["cat"] == "gpu"}) == 4   # a track per physical GPU
 assert sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "oom") == 1
 assert sum(1 for e in ev if e["ph"] == "i" and e["cat"] == "marker") == 20
+# the stacks are symbolized as in every report (function and file:line, not module+offset), and a
+# teardown (it ends many allocations) carries none
+st = [e for e in ev if e.get("cat") == "stack"]
+assert st and all(e["name"] != "teardown" for e in st), st[:3]
+fr = [f for e in st for f in e["args"]["stack"]]
+assert any("+0x" not in f and ":" in f for f in fr), fr[:10]
 P
 rm -rf "$prof"
 echo ok
