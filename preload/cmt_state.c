@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,12 +87,24 @@ static void drop_from_ld_preload(void) {
         unsetenv("LD_PRELOAD");
 }
 
+/* A yes/no variable: 1, yes, true, on / 0, no, false, off (any case); unset or empty: dflt; anything
+ * else: one warning and dflt. */
+static bool env_flag(const char *name, bool dflt) {
+    static const char *const yes[] = {"1", "yes", "true", "on"}, *const no[] = {"0", "no", "false", "off"};
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+        if (!strcasecmp(v, yes[i])) return true;
+        if (!strcasecmp(v, no[i])) return false;
+    }
+    cmt_warn("warning: %s=\"%s\" is not 1 or 0 (yes/no, true/false, on/off); using %d", name, v, dflt);
+    return dflt;
+}
+
 void cmt_read_config(void) {
-    const char *v = getenv("CUMEMTRACK_QUIET");
-    cmt_log_quiet = v && *v && strcmp(v, "0") != 0;
-    v = getenv("CUMEMTRACK_DISABLE");
-    if (v && *v && strcmp(v, "0") != 0) atomic_store(&cmt_disabled, 1);
-    v = getenv("CUMEMTRACK_OUTPUT");
+    cmt_log_quiet = env_flag("CUMEMTRACK_QUIET", false);
+    if (env_flag("CUMEMTRACK_DISABLE", false)) atomic_store(&cmt_disabled, 1);
+    const char *v = getenv("CUMEMTRACK_OUTPUT");
     if (v && !*v) {
         cmt_warn("warning: CUMEMTRACK_OUTPUT is empty; using cumemtrack.%%h.%%p.cmt");
         v = NULL;
@@ -107,20 +120,16 @@ void cmt_read_config(void) {
         else
             cmt_cfg.depth = (unsigned)d;
     }
-    v = getenv("CUMEMTRACK_STACK_CACHE");
-    cmt_cfg.stack_cache = !(v && !strcmp(v, "0"));
-    v = getenv("CUMEMTRACK_PYTHON");
-    cmt_cfg.python = !(v && !strcmp(v, "0"));
-    v = getenv("CUMEMTRACK_FAST");
-    cmt_cfg.fast = !(v && !strcmp(v, "0"));
+    cmt_cfg.stack_cache = env_flag("CUMEMTRACK_STACK_CACHE", true);
+    cmt_cfg.python = env_flag("CUMEMTRACK_PYTHON", true);
+    cmt_cfg.fast = env_flag("CUMEMTRACK_FAST", true);
     v = getenv("CUMEMTRACK_TEST_BUSY");
     cmt_cfg.busy_every = v ? (unsigned)strtoul(v, NULL, 10) : 0;
     clock_init(getenv("CUMEMTRACK_CLOCK"));
     cmt_seq_init(mono_ns(CLOCK_MONOTONIC));
     v = getenv("CUMEMTRACK_MANIFEST");
     if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
-    v = getenv("CUMEMTRACK_NO_CHILDREN");
-    cmt_cfg.no_children = v && *v && strcmp(v, "0") != 0;
+    cmt_cfg.no_children = env_flag("CUMEMTRACK_NO_CHILDREN", false);
     if (cmt_cfg.no_children) drop_from_ld_preload();
 }
 

@@ -42,6 +42,16 @@ same not-a-dir 1 CUMEMTRACK_OUTPUT="$PWD/base.out/x.cmt" -- checksum 5
 same depth-abc 1 CUMEMTRACK_DEPTH=abc CUMEMTRACK_OUTPUT="$PWD/d1.cmt" -- checksum 5
 same depth-neg 1 CUMEMTRACK_DEPTH=-1 CUMEMTRACK_OUTPUT="$PWD/d2.cmt" -- checksum 5
 same depth-huge 1 CUMEMTRACK_DEPTH=99999 CUMEMTRACK_OUTPUT="$PWD/d3.cmt" -- checksum 5
+# yes/no variables: 1/0, yes/no, true/false, on/off in any case; anything else one warning and the
+# default (CUMEMTRACK_DISABLE=yes disables, =maybe does not; CUMEMTRACK_PYTHON=off is off)
+same disable-yes 0 CUMEMTRACK_DISABLE=yes CUMEMTRACK_OUTPUT="$PWD/dy.cmt" -- checksum 5
+[ -e dy.cmt ] && die "CUMEMTRACK_DISABLE=yes did not disable"
+same disable-maybe 1 CUMEMTRACK_DISABLE=maybe CUMEMTRACK_OUTPUT="$PWD/dm.cmt" -- checksum 5
+[ -e dm.cmt ] || die "CUMEMTRACK_DISABLE=maybe disabled (want: a warning and the default, enabled)"
+same quiet-no 1 CUMEMTRACK_QUIET=No CUMEMTRACK_DEPTH=abc CUMEMTRACK_OUTPUT="$PWD/qn.cmt" -- checksum 5
+same quiet-on 0 CUMEMTRACK_QUIET=ON CUMEMTRACK_DEPTH=abc CUMEMTRACK_OUTPUT="$PWD/qo.cmt" -- checksum 5
+same python-off 0 CUMEMTRACK_PYTHON=off CUMEMTRACK_OUTPUT="$PWD/po.cmt" -- checksum 5
+same python-2 1 CUMEMTRACK_PYTHON=2 CUMEMTRACK_OUTPUT="$PWD/p2.cmt" -- checksum 5
 for d in d1 d2 d3; do
     [ "$("$CMT_BIN" report --json $d.cmt | python3 -c 'import json,sys; print(json.load(sys.stdin)["processes"][0]["exit"])')" = clean ] \
         || die "$d: no usable dump with the default depth"
