@@ -439,9 +439,20 @@ static int cmt_run_tensors_env(void) {
             while (*p && *p != ':' && *p != ',' && *p != ' ')
                 p++;
             if (p - k == 7 && !strncmp(k, "backend", 7)) {
-                cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF already names a backend ('%s'): left as it is; "
-                        "tensor-level stacks need backend:cudaMallocAsync",
-                        cur);
+                const char *b = p;
+                while (*b == ':' || *b == ' ')
+                    b++;
+                size_t bl = 0;
+                while (b[bl] && b[bl] != ',' && b[bl] != ' ')
+                    bl++;
+                if (bl == 15 && !strncmp(b, "cudaMallocAsync", 15))
+                    cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF already sets backend:cudaMallocAsync ('%s'): "
+                            "left as it is",
+                            cur);
+                else
+                    cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF already names a backend ('%s'): left as it is; "
+                            "tensor-level stacks need backend:cudaMallocAsync",
+                            cur);
                 return 0;
             }
             while (*p && *p != ',')
@@ -451,8 +462,11 @@ static int cmt_run_tensors_env(void) {
     size_t n = (cur ? strlen(cur) : 0) + sizeof want + 1;
     char *v = malloc(n);
     if (!v) return -1;
-    if (cur && *cur)
-        snprintf(v, n, "%s,%s", cur, want);
+    size_t keep = cur ? strlen(cur) : 0;
+    while (keep && (cur[keep - 1] == ',' || cur[keep - 1] == ' ')) /* "a:b," + want: one comma */
+        keep--;
+    if (keep)
+        snprintf(v, n, "%.*s,%s", (int)keep, cur, want);
     else
         snprintf(v, n, "%s", want);
     int rc = setenv("PYTORCH_CUDA_ALLOC_CONF", v, 1);

@@ -16,6 +16,12 @@ grep -qx 'conf=\[expandable_segments:True,backend:cudaMallocAsync\]' out.txt || 
 PYTORCH_CUDA_ALLOC_CONF='max_split_size_mb:64, backend:native' run_rc 0 run --tensors -o "$PWD/d.%p.cmt" -- sh -c "$show"
 grep -qx 'conf=\[max_split_size_mb:64, backend:native\]' out.txt || { cat out.txt; fail "an existing backend changed"; }
 grep -q "already names a backend" err.txt || { cat err.txt; fail "no warning"; }
+# the backend it wants already set: said, no warning; a trailing comma: one comma before the backend
+PYTORCH_CUDA_ALLOC_CONF='backend:cudaMallocAsync' run_rc 0 run --tensors -o "$PWD/e.%p.cmt" -- sh -c "$show"
+grep -qx 'conf=\[backend:cudaMallocAsync\]' out.txt || { cat out.txt; fail "the wanted backend changed"; }
+grep -q "already sets backend:cudaMallocAsync" err.txt && ! grep -q "need" err.txt || { cat err.txt; fail "warned about the wanted backend"; }
+PYTORCH_CUDA_ALLOC_CONF='expandable_segments:True,' run_rc 0 run --tensors -o "$PWD/f.%p.cmt" -- sh -c "$show"
+grep -qx 'conf=\[expandable_segments:True,backend:cudaMallocAsync\]' out.txt || { cat out.txt; fail "trailing comma"; }
 run_rc 0 run --help
 grep -q -- "--tensors" out.txt || fail "--help"
 echo ok
