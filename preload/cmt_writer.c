@@ -121,9 +121,15 @@ static void expand_template(char *out, size_t cap) {
             snprintf(num, sizeof num, "%d", (int)getpid());
             at = append(out, at, cap, num);
             break;
-        case 'r': {
+        case 'r': { /* a file name part whatever the variable holds: no '/' or '..' to leave the directory */
             const char *r = rank_string();
-            at = append(out, at, cap, r ? r : "x");
+            size_t k = 0;
+            for (; r && r[k] && k < sizeof num - 1; k++) {
+                char c = r[k];
+                num[k] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ? c : '_';
+            }
+            num[k] = 0;
+            at = append(out, at, cap, k ? num : "x");
             break;
         }
         case '%': at = append(out, at, cap, "%"); break;

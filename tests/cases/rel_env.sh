@@ -60,6 +60,11 @@ mkdir -p empty && ( cd empty && same ../empty-output 1 CUMEMTRACK_OUTPUT= -- che
 [ "$(ls empty/cumemtrack.*.cmt | wc -l)" = 1 ] || die "empty CUMEMTRACK_OUTPUT: no default dump in the cwd"
 same unknown-escape 1 CUMEMTRACK_OUTPUT="$PWD/t.%x.%p.cmt" -- checksum 5
 ls t.%x.*.cmt >/dev/null || die "template with %x: the dump is not at the literal name"
+# a rank that would climb out of the template's directory is made a plain name part
+mkdir -p rk
+same rank-escape 0 RANK=../../etc CUMEMTRACK_OUTPUT="$PWD/rk/r%r.cmt" -- checksum 5
+[ -f rk/r______etc.cmt ] || { ls -R rk; die "RANK=../../etc: the dump is not rk/r______etc.cmt"; }
+[ -e etc.cmt ] || [ -e rk/etc.cmt ] && die "RANK=../../etc escaped the directory"
 # a file and symlinks already at the dump path: never written through, a new name is taken
 echo precious >target.txt
 echo mine >exists.cmt
