@@ -115,6 +115,15 @@ static int cmt_run_find_lib(char *out, size_t cap) {
         }
     }
     (void)cap;
+    /* an ELF shared object (ET_DYN), or the loader only warns and the job runs untracked */
+    unsigned char eh[18] = {0};
+    int lfd = open(out, O_RDONLY | O_CLOEXEC);
+    ssize_t got = lfd >= 0 ? read(lfd, eh, sizeof eh) : -1;
+    if (lfd >= 0) close(lfd);
+    if (got != (ssize_t)sizeof eh || memcmp(eh, "\177ELF", 4) != 0 || eh[16] != 3 /* ET_DYN */) {
+        cmt_msg("run: %s is not a shared library (ELF ET_DYN)%s", out, env && *env ? " (CUMEMTRACK_LIB)" : "");
+        return -1;
+    }
     if (strpbrk(out, ": ")) {
         cmt_msg("run: the tracer's path '%s' contains ':' or ' ', which LD_PRELOAD cannot hold", out);
         return -1;

@@ -31,6 +31,10 @@ run_rc 2 run -o "" -- true
 
 # the tracer library: CUMEMTRACK_LIB overrides; a missing one is an error (127)
 CUMEMTRACK_LIB=/nonexistent/libcumemtrack.so run_rc 127 run -- true
+# a file that is no shared library: the loader would only warn and run the job untracked
+printf 'not a library\n' >notlib.so
+CUMEMTRACK_LIB=$PWD/notlib.so run_rc 127 run -- true
+grep -q "is not a shared library" err.txt || { cat err.txt; fail "a non-library CUMEMTRACK_LIB is not named"; }
 grep -q CUMEMTRACK_LIB err.txt || fail "no message for a bad CUMEMTRACK_LIB"
 
 # signals sent to run reach the command
