@@ -32,14 +32,14 @@ struct cmt_live_proc {
     const struct cmt_file_header *hdr; /* the dump's header (counters live) */
     const char *state;                 /* "running" | "exited" | "died" | "unknown" (another host) */
     int corrupt;
-    int drained; /* its process was gone before the last poll: every record is read */
+    int drained;            /* its process was gone before the last poll: every record is read */
     uint64_t first_refresh; /* the refresh that reads its records first (reader.h: a follower lags
                              * one poll; the one that opens it reads nothing unless final): its
                              * growth and rate count from there */
     char err[512];
-    uint64_t live, peak; /* GPU bytes, all its devices (peak: the most at one moment, replay.h gpu_peak) */
-    uint64_t live_prev;  /* at the previous refresh */
-    double rate;         /* bytes/s over the last interval */
+    uint64_t live, peak;      /* GPU bytes, all its devices (peak: the most at one moment, replay.h gpu_peak) */
+    uint64_t live_prev;       /* at the previous refresh */
+    double rate;              /* bytes/s over the last interval */
     struct cmt_htab stack_ix; /* stack id -> index + 1 into stacks */
     struct cmt_live_stackdef *stacks;
     size_t nstacks, stacks_cap;
@@ -52,7 +52,7 @@ struct cmt_live_gpu { /* one physical GPU, by UUID */
     char uuid[48], name[256], pci[64];
     uint64_t total, live, peak;
     uint64_t spark[CMT_LIVE_SPARK];
-    size_t nspark; /* samples taken (the last min(nspark, CMT_LIVE_SPARK) are in the ring) */
+    size_t nspark;            /* samples taken (the last min(nspark, CMT_LIVE_SPARK) are in the ring) */
     uint64_t alerts;          /* ALERT records (CUMEMTRACK_ALERT crossings) on it */
     uint64_t alert_threshold; /* of the last one */
     int driver_known;         /* NVML: used/total */

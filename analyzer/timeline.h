@@ -77,10 +77,10 @@ static inline int cmt_tl_event_labelled(enum cmt_tl_event e) {
 
 struct cmt_tl_row {
     size_t proc;
-    int64_t t;         /* ns since the process start */
-    int64_t device;    /* -1: none (a marker applies to the process) */
-    const char *uuid;  /* "GPU-..." or NULL */
-    uint64_t live;     /* that device's live bytes after the event */
+    int64_t t;        /* ns since the process start */
+    int64_t device;   /* -1: none (a marker applies to the process) */
+    const char *uuid; /* "GPU-..." or NULL */
+    uint64_t live;    /* that device's live bytes after the event */
     enum cmt_tl_event event;
     const char *label; /* marker label (range_end: its push's label) / OOM api, may be NULL */
     size_t label_len;

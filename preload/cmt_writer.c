@@ -126,7 +126,8 @@ static void expand_template(char *out, size_t cap) {
             size_t k = 0;
             for (; r && r[k] && k < sizeof num - 1; k++) {
                 char c = r[k];
-                num[k] = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ? c : '_';
+                num[k] =
+                    (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-' ? c : '_';
             }
             num[k] = 0;
             at = append(out, at, cap, k ? num : "x");

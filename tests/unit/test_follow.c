@@ -29,7 +29,9 @@ static void put(const void *p, size_t n, off_t off) {
     }
 }
 
-static off_t block_at(unsigned pos) { return (off_t)CMT_HEADER_SIZE + (off_t)pos * CMT_BLOCK_SIZE; }
+static off_t block_at(unsigned pos) {
+    return (off_t)CMT_HEADER_SIZE + (off_t)pos * CMT_BLOCK_SIZE;
+}
 
 /* A staging block at position pos for writer w, index 0, starting at (seq, time). */
 static void staging(unsigned pos, uint32_t w, uint64_t seq, int64_t time) {
@@ -43,15 +45,15 @@ static size_t alloc_rec(unsigned pos, size_t at, uint64_t seq_delta, uint64_t ti
     uint8_t b[64], *p = b + 1;
     p = cmt_put_varint(p, seq_delta);
     p = cmt_put_varint(p, time_delta);
-    p = cmt_put_varint(p, 0);         /* api */
-    p = cmt_put_varint(p, 0);         /* kind */
-    p = cmt_put_varint(p, 0);         /* flags */
-    p = cmt_put_zvarint(p, 0);        /* device */
+    p = cmt_put_varint(p, 0);                       /* api */
+    p = cmt_put_varint(p, 0);                       /* kind */
+    p = cmt_put_varint(p, 0);                       /* flags */
+    p = cmt_put_zvarint(p, 0);                      /* device */
     p = cmt_put_zvarint(p, 0x1000 * (int64_t)size); /* ptr */
     p = cmt_put_varint(p, size);
-    p = cmt_put_varint(p, 0);         /* granted: = size */
-    p = cmt_put_varint(p, 0);         /* stack */
-    p = cmt_put_varint(p, 0);         /* ctx */
+    p = cmt_put_varint(p, 0); /* granted: = size */
+    p = cmt_put_varint(p, 0); /* stack */
+    p = cmt_put_varint(p, 0); /* ctx */
     put(b + 1, (size_t)(p - b) - 1, block_at(pos) + (off_t)at + 1);
     b[0] = CMT_REC_ALLOC;
     put(b, 1, block_at(pos) + (off_t)at);
@@ -109,7 +111,7 @@ int main(void) {
         fprintf(stderr, "open: %s\n", err);
         return 1;
     }
-    int rc = cmt_dump_poll(d, 0) || drain(d) < 0; /* right after the open, as live.c does */
+    int rc = cmt_dump_poll(d, 0) || drain(d) < 0;           /* right after the open, as live.c does */
     alloc_rec(1, sizeof(struct cmt_block_header), 0, 0, 2); /* writer 2 writes 20 now */
     rc = rc || cmt_dump_poll(d, 0) || drain(d) < 0;
     rc = rc || cmt_dump_poll(d, 1) || drain(d) < 0; /* the writer is gone: everything */
