@@ -5,6 +5,7 @@
  */
 #include "analysis.h"
 
+#include "../preload/cmt_python.h" /* CMT_PY_LAYOUTS: the CPython versions the tracer walks */
 #include "gpumerge.h"
 #include "running.h"
 
@@ -651,6 +652,106 @@ static int build_imported(struct cmt_analysis *a) {
     return 0;
 }
 
+const char *const cmt_note_kind_names[CMT_NOTE_KIND_COUNT] = {"python_frames_off", "python_walk_failed"};
+
+/* Why the tracer recorded no Python frames, from its INFO "python" note ("CPython 3.7.16 has no
+ * frame layout entry in this cumemtrack: native-only stacks") into why, in the report's words (the
+ * supported versions added where the version was the cause): 1, or 0 when Python frames were on. */
+static int python_off_cause(const char *info, char *why, size_t cap) {
+    static const char tail[] = ": native-only stacks", here[] = " in this cumemtrack";
+    size_t n = strlen(info), tn = sizeof tail - 1, hn = sizeof here - 1;
+    if (!cap || n < tn || strcmp(info + n - tn, tail) != 0) return 0;
+    n -= tn;
+    const char *h = memmem(info, n, here, hn); /* the tracer that wrote it, not the one reading */
+    size_t w = 0;
+    for (size_t i = 0; i < n && w + 1 < cap; i++) {
+        if (info + i == h) {
+            i += hn - 1;
+            continue;
+        }
+        unsigned char c = (unsigned char)info[i];
+        why[w++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    why[w] = 0;
+    if (strstr(why, "has no frame layout entry")) {
+        static const int minors[] = {
+#define CMT_PY_MINOR(mi, ...) mi,
+            CMT_PY_LAYOUTS(CMT_PY_MINOR)
+#undef CMT_PY_MINOR
+        };
+        int lo = minors[0], hi = minors[0];
+        for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
+            if (minors[k] < lo) lo = minors[k];
+            if (minors[k] > hi) hi = minors[k];
+        }
+        snprintf(why + w, cap - w, " (3.%d to 3.%d are supported)", lo, hi);
+    }
+    return 1;
+}
+
+static struct cmt_note *note_for(struct cmt_analysis *a, int kind, const char *why, size_t proc) {
+    struct cmt_note *nt = NULL;
+    for (size_t k = 0; k < a->nnotes && !nt; k++)
+        if (a->notes[k].kind == kind && strcmp(a->notes[k].why, why) == 0) nt = &a->notes[k];
+    if (!nt) {
+        struct cmt_note *v = realloc(a->notes, (a->nnotes + 1) * sizeof *v);
+        if (!v) return NULL;
+        a->notes = v;
+        nt = memset(&v[a->nnotes++], 0, sizeof *v);
+        nt->kind = kind;
+        snprintf(nt->why, sizeof nt->why, "%s", why);
+    }
+    size_t *p = realloc(nt->procs, (nt->nprocs + 1) * sizeof *p);
+    if (!p) return NULL;
+    nt->procs = p;
+    p[nt->nprocs++] = proc;
+    return nt;
+}
+
+/* The notes (analysis.h): Python frames not recorded, or walks that failed. 0, or -1 out of memory. */
+static int build_notes(struct cmt_analysis *a) {
+    for (int kind = 0; kind < CMT_NOTE_KIND_COUNT; kind++)
+        for (size_t i = 0; i < a->nprocs; i++) {
+            const struct cmt_process *p = &a->procs[i];
+            char why[256];
+            uint64_t failed = p->hdr.counters[CMT_CTR_PYTHON_WALK_FAILED];
+            if (kind == CMT_NOTE_PYTHON_OFF && p->replay.python_info &&
+                python_off_cause(p->replay.python_info, why, sizeof why)) {
+                if (!note_for(a, kind, why, i)) return -1;
+            } else if (kind == CMT_NOTE_PYTHON_FAILED && failed) {
+                struct cmt_note *nt = note_for(a, kind, "", i);
+                if (!nt) return -1;
+                nt->count += failed;
+            }
+        }
+    for (size_t k = 0; k < a->nnotes; k++) {
+        struct cmt_note *nt = &a->notes[k];
+        char where[160] = "";
+        if (a->nprocs > 1) { /* which processes: up to 4 pids named */
+            size_t w = (size_t)snprintf(where, sizeof where, " in pid%s", nt->nprocs == 1 ? "" : "s");
+            for (size_t q = 0; q < nt->nprocs && q < 4 && w < sizeof where; q++)
+                w += (size_t)snprintf(where + w, sizeof where - w, "%s %u",
+                                      !q                                       ? ""
+                                      : q + 1 == nt->nprocs && nt->nprocs <= 4 ? " and"
+                                                                               : ",",
+                                      a->procs[nt->procs[q]].hdr.pid);
+            if (nt->nprocs > 4 && w < sizeof where)
+                snprintf(where + w, sizeof where - w, " and %zu more", nt->nprocs - 4);
+        }
+        if (nt->kind == CMT_NOTE_PYTHON_OFF)
+            snprintf(nt->text, sizeof nt->text,
+                     "Python frames: not recorded%s: %s; stacks are native only (allocations made from "
+                     "different Python lines share one site)",
+                     where, nt->why);
+        else
+            snprintf(nt->text, sizeof nt->text,
+                     "Python frames: %llu walk%s failed%s: those stacks lack some or all of their Python "
+                     "frames (the walk stopped at a frame that looked wrong); the byte figures are right",
+                     (unsigned long long)nt->count, nt->count == 1 ? "" : "s", where);
+    }
+    return 0;
+}
+
 int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     memset(a, 0, sizeof *a);
     a->opts = *opts;
@@ -745,7 +846,7 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     }
     if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
     if (a->ncached > 1) qsort(a->cached, a->ncached, sizeof *a->cached, cmp_rleak);
-    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0) {
+    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0 || build_notes(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }
@@ -781,6 +882,9 @@ void cmt_analysis_free(struct cmt_analysis *a) {
     free(a->gpus);
     free(a->peaks);
     free(a->imported);
+    for (size_t k = 0; k < a->nnotes; k++)
+        free(a->notes[k].procs);
+    free(a->notes);
     cmt_ranks_free(a->ranks);
     cmt_sym_free(a->sym);
     memset(a, 0, sizeof *a);

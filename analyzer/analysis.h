@@ -124,6 +124,24 @@ struct cmt_unreadable { /* a dump left out of the analysis */
     char *reason;
 };
 
+/* What a reader of the report should know that is no anomaly (the byte figures are right) but
+ * changes what the stacks can tell: every output says it (text, JSON notes[], HTML, run, flame). */
+enum cmt_note_kind {
+    CMT_NOTE_PYTHON_OFF,    /* CPython ran but the tracer recorded no Python frames (its INFO note) */
+    CMT_NOTE_PYTHON_FAILED, /* Python frame walks failed (header counter python_walk_failed) */
+    CMT_NOTE_KIND_COUNT
+};
+extern const char *const cmt_note_kind_names[CMT_NOTE_KIND_COUNT];
+
+struct cmt_note {  /* one kind and cause, the processes it applies to merged */
+    int kind;      /* enum cmt_note_kind */
+    size_t *procs; /* indices into procs, in order */
+    size_t nprocs;
+    uint64_t count; /* PYTHON_FAILED: walks failed, over those processes */
+    char why[256];  /* PYTHON_OFF: the cause, from the tracer's note ("CPython 3.7.16 has ...") */
+    char text[768]; /* the whole note in words, "Python frames: ..." (why, 4 pids and the rest fit) */
+};
+
 /* The tracker's tables whose overflow is the table_full anomaly (include/cmt_format.h counters). */
 #define CMT_TABLES(X)                                                                                                  \
     X(CMT_TABLE_POINTERS, TABLE_FULL, "allocations the pointer table could not hold (their frees looked unknown)")     \
@@ -166,6 +184,8 @@ struct cmt_analysis {
     struct cmt_unreadable *unreadable;    /* in argument order */
     size_t nunreadable;
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
+    struct cmt_note *notes; /* in kind order, then first process */
+    size_t nnotes;
     char err[1024];
 };
 

@@ -18,7 +18,7 @@ $(CMT_AN_ASSETS): analyzer/html/report.css analyzer/html/report.js analyzer/anal
 	    echo "0x00};"; \
 	  done; } >$@.tmp && mv $@.tmp $@
 
-$(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/cmt_format.h include/cmt_wire.h
+$(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/cmt_format.h include/cmt_wire.h preload/cmt_python.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMT_AN_INC) -c -o $@ $<
 

@@ -230,6 +230,11 @@ void cmt_report_unreadable(const struct cmt_analysis *a) {
     }
 }
 
+void cmt_report_notes(const struct cmt_analysis *a) {
+    for (size_t k = 0; k < a->nnotes; k++)
+        cmt_msg("%s", a->notes[k].text);
+}
+
 int cmt_load_dumps(struct cmt_analysis *a, const struct cmt_report_opts *ro, char **args, int nargs) {
     char **paths, err[1024];
     size_t np;

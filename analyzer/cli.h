@@ -52,6 +52,9 @@ int cmt_common_option(const char *cmd, int c, const char *arg, struct cmt_report
                       struct cmt_suppressions *supp, struct cmt_caching *caching, size_t *top);
 /* Names every dump the analysis left out (unreadable[]) on stderr, when some other dump was read. */
 void cmt_report_unreadable(const struct cmt_analysis *a);
+/* Writes every note of the analysis (analysis.h notes[]: Python frames missing) on stderr, one line
+ * each: for the outputs with no place for them (run's summary, flame's folded stacks). */
+void cmt_report_notes(const struct cmt_analysis *a);
 /* Expands DUMP|DIR arguments and loads them into a (naming the unreadable dumps left out): 0, or 3
  * after printing why (no dump could be read). a must be freed
  * with cmt_analysis_free either way. */

@@ -86,6 +86,7 @@ int cmt_cmd_flame(int argc, char **argv) {
     struct cmt_analysis a;
     int rc = cmt_load_dumps(&a, &ro, argv + optind, argc - optind);
     if (!rc) {
+        cmt_report_notes(&a);
         struct cmt_fold *v;
         size_t n;
         if (cmt_fold_collect(&a, fo.peak, !fo.no_device, &v, &n) != 0) {

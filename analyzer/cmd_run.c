@@ -354,6 +354,7 @@ static void cmt_run_summary(char **dumps, size_t n) {
         }
         fputc('\n', stderr);
         cmt_msg("OOM: %zu failed allocation%s for lack of memory", a.nooms, a.nooms == 1 ? "" : "s");
+        cmt_report_notes(&a);
         fprintf(stderr, "cumemtrack: details: cumemtrack report%s%s\n", np == 1 ? " " : " <the dumps above>",
                 np == 1 ? present[0] : "");
     }

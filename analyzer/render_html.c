@@ -356,6 +356,10 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
     for (int k = 0; k < CMT_AN_COUNT; k++)
         if (a->anomalies[k]) cmt_json_u64(j, cmt_anomaly_names[k], a->anomalies[k]);
     cmt_json_object_end(j);
+    cmt_json_array(j, "notes"); /* the report's lines (analysis.h notes[]: Python frames missing) */
+    for (size_t k = 0; k < a->nnotes; k++)
+        cmt_json_str(j, NULL, a->notes[k].text);
+    cmt_json_array_end(j);
     cmt_json_array(j, "processes");
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_process *p = &a->procs[i];

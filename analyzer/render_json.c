@@ -478,6 +478,19 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
+    cmt_json_array(j, "notes");
+    for (size_t k = 0; k < a->nnotes; k++) {
+        const struct cmt_note *nt = &a->notes[k];
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "kind", cmt_note_kind_names[nt->kind]);
+        cmt_json_array(j, "pids");
+        for (size_t q = 0; q < nt->nprocs; q++)
+            cmt_json_u64(j, NULL, a->procs[nt->procs[q]].hdr.pid);
+        cmt_json_array_end(j);
+        cmt_json_str(j, "text", nt->text);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
     cmt_json_object_end(j);
     cmt_json_finish(j);
 }

@@ -282,6 +282,8 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
             cmt_human_size(a->leaked_bytes, b1, sizeof b1), a->nleaks, a->nleaks == 1 ? "" : "s", a->nprocs,
             a->nprocs == 1 ? "" : "es", a->nooms, a->nooms == 1 ? "" : "s",
             (unsigned long long)cmt_analysis_anomalies(a), cmt_analysis_anomalies(a) == 1 ? "y" : "ies");
+    for (size_t k = 0; k < a->nnotes; k++)
+        fprintf(f, "%s\n", a->notes[k].text);
     fprintf(f, "\nprocesses\n");
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_process *p = &a->procs[i];

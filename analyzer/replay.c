@@ -803,6 +803,17 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         if (cmt_heaps_event(r->heaps, e, device) != 0) cmt_replay_lost(r);
         break;
     }
+    case CMT_REC_INFO: {
+        if (t->snapshot_only || e->str1_len != 6 || memcmp(e->str1, "python", 6) != 0) break;
+        char *v = strndup(e->str2 ? e->str2 : "", e->str2_len);
+        if (!v) {
+            cmt_replay_lost(r);
+            break;
+        }
+        free(r->python_info);
+        r->python_info = v;
+        break;
+    }
     case CMT_REC_API_NAME: {
         if (t->snapshot_only) break;
         uint32_t *slot = cmt_htab_slot(&t->api_map, e->id, 0);
@@ -898,6 +909,7 @@ void cmt_replay_finish(struct cmt_replay *r) {
 void cmt_replay_free(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
     free(r->imported);
+    free(r->python_info);
     for (size_t i = 0; i < r->ndevs; i++)
         free(r->devs[i].peak_top);
     free(r->devs);

@@ -184,6 +184,8 @@ struct cmt_replay {
     struct cmt_heaps *heaps;       /* NVTX memory heaps (heaps.h), NULL until one is seen */
     struct cmt_imported *imported; /* in order of import */
     size_t nimported, capimported;
+    char *python_info; /* the last INFO "python" note (NUL-terminated copy), NULL when none: whether
+                          the tracer recorded Python frames ("CPython 3.7.16 has no frame layout ...") */
 
     struct cmt_replay_live *t; /* internal */
 };

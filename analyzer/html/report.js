@@ -23,6 +23,7 @@ function card(k,v,bad){var c=el('div',{'class':'card'+(bad?' bad':'')},cards);el
 card('leaked',hs(S.leaked_bytes),S.leaked_bytes>0);card('leak sites',String(S.leak_sites),S.leak_sites>0);
 card('OOM errors',String(S.ooms),S.ooms>0);card('processes',String(S.processes));card('GPUs',String(D.gpus.length));
 card('anomalies',String(S.anomalies),S.anomalies>0);
+if(D.notes.length){var nu=el('ul',{id:'notes','class':'notes'},root);D.notes.forEach(function(t){el('li',{text:t},nu);});}
 if(S.start_unix_ms){var st=new Date(S.start_unix_ms);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\.\d+Z$/,' UTC');}
 var tmax=0;D.gpus.forEach(function(g){g.series.concat(g.merged).forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});
 D.markers.forEach(function(m){tmax=Math.max(tmax,m.t,m.t_end||0);});if(tmax<=0)tmax=1e-3;var XS=nice(tmax/8);tmax=Math.ceil(tmax*1.0001/XS)*XS;

@@ -2,7 +2,8 @@
 # Python frames, the edges: recursion deeper than CUMEMTRACK_DEPTH (Python frames bounded by it,
 # the innermost ones kept), CUMEMTRACK_PYTHON=0 (native-only stacks), a CPython without a layout
 # entry (simulated with the internal CUMEMTRACK_PYTHON_VERSION override, and a real 3.7 when pyenv
-# has one): native-only stacks and one INFO note, the program unchanged; CUMEMTRACK_ALERT's message
+# has one): native-only stacks and one INFO note, the program unchanged, and report and run's
+# summary say "Python frames: not recorded: ..."; CUMEMTRACK_ALERT's message
 # names the Python line; a 1.0 dump (before Python
 # frames) still reads, record for record as it did.
 source "$CMT_ROOT/tests/cases/py_lib.sh.inc"
@@ -32,10 +33,19 @@ unsupported() { # NAME: checks NAME.txt
     [ "$(grep -c 'INFO key="python" value="CPython 3\.[0-9]*\(\.[0-9]*\)\? has no frame layout entry in this cumemtrack: native-only stacks"' "$1.txt")" = 1 ] ||
         die "$1: not exactly one INFO note: $(grep INFO "$1.txt")"
     grep -q "^DONE " "$1.out" || die "$1: the program did not finish"
+    # the report says so in words (not an anomaly): the leaks at different Python lines share a site
+    "$CMT_BIN" report --no-symbols "$1.cmt" >"$1.rep" 2>&1 || die "$1: report"
+    sed -n 2p "$1.rep" | grep -q "^Python frames: not recorded: CPython 3\.[0-9.]* has no frame layout entry (3\.8 to 3\.13 are supported); stacks are native only" ||
+        { cat "$1.rep"; die "$1: the report does not say Python frames are missing"; }
 }
 CUMEMTRACK_PYTHON_VERSION=3.99 pyrun future "$py" cdll sites threads
 unsupported future
 grep -q 'value="CPython 3.99 has no' future.txt || die "future: the note does not name the version"
+# cumemtrack run's summary says it too
+CUMEMTRACK_LIB=$CMT_LIB CUMEMTRACK_PYTHON_VERSION=3.99 "$CMT_BIN" run -o "$PWD/runf/%p.cmt" -- \
+    "$py" "$PYDIR/alloc_sites.py" cdll sites >runf.out 2>runf.err || { cat runf.err; die "run: failed"; }
+grep -q "^cumemtrack: Python frames: not recorded: CPython 3.99 has no frame layout entry (3.8 to 3.13 are supported)" runf.err ||
+    { cat runf.err; die "run: the summary does not say Python frames are missing"; }
 echo "ok unsupported (simulated 3.99)"
 root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
 for old in "$root"/versions/3.7*/bin/python3; do
