@@ -338,6 +338,29 @@ static void write_growth(struct cmt_json *j, struct cmt_analysis *a, struct stab
     cmt_json_array_end(j);
 }
 
+/* The top entries of the leaks or of what caching allocators hold (allocator set), one table of the
+ * page each (report.js leakTable). */
+static void write_leaks(struct cmt_json *j, const char *key, struct cmt_analysis *a, const struct cmt_rleak *v,
+                        size_t n, struct stab *st, size_t top) {
+    cmt_json_array(j, key);
+    for (size_t i = 0; i < n && i < top; i++) {
+        const struct cmt_rleak *l = &v[i];
+        cmt_json_object(j, NULL);
+        cmt_json_u64(j, "bytes", l->leak->bytes);
+        cmt_json_u64(j, "allocs", l->leak->allocations);
+        cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "?");
+        cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
+        cmt_json_i64(j, "rank", a->procs[l->proc].hdr.rank);
+        cmt_json_i64(j, "dev", l->leak->device);
+        cmt_json_str(j, "uuid", l->uuid);
+        cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
+        if (l->allocator) cmt_json_str(j, "allocator", l->allocator);
+        json_stack_ref(j, "stack", stab_get(st, l->proc, l->leak->stack));
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+}
+
 static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct cmt_tl *tl, size_t top) {
     int rc = 0;
     struct stab st = {0};
@@ -350,6 +373,7 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
     cmt_json_object(j, "summary");
     cmt_json_summary(j, a);
     cmt_json_str(j, "verdict", a->verdict);
+    cmt_json_u64(j, "cached_sites", a->ncached);
     cmt_json_i64(j, "start_unix_ms", base / 1000000);
     cmt_json_object_end(j);
     cmt_json_object(j, "anomalies");
@@ -483,19 +507,15 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
     cmt_json_array_end(j);
     write_ooms(j, a, &st, base, top);
     write_growth(j, a, &st, top);
-    cmt_json_array(j, "leaks");
-    for (size_t i = 0; i < a->nleaks && i < top; i++) {
-        const struct cmt_rleak *l = &a->leaks[i];
+    write_leaks(j, "leaks", a, a->leaks, a->nleaks, &st, top);
+    write_leaks(j, "cached", a, a->cached, a->ncached, &st, top);
+    cmt_json_array(j, "suppressions"); /* the --suppressions rules and what each hid */
+    for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {
+        const struct cmt_suppression *s = &a->opts.suppressions->v[k];
         cmt_json_object(j, NULL);
-        cmt_json_u64(j, "bytes", l->leak->bytes);
-        cmt_json_u64(j, "allocs", l->leak->allocations);
-        cmt_json_str(j, "kind", cmt_kind_name(l->leak->kind) ? cmt_kind_name(l->leak->kind) : "?");
-        cmt_json_u64(j, "pid", a->procs[l->proc].hdr.pid);
-        cmt_json_i64(j, "rank", a->procs[l->proc].hdr.rank);
-        cmt_json_i64(j, "dev", l->leak->device);
-        cmt_json_str(j, "uuid", l->uuid);
-        cmt_json_str(j, "at", cmt_leak_at_name(l->leak->at));
-        json_stack_ref(j, "stack", stab_get(&st, l->proc, l->leak->stack));
+        cmt_json_str(j, "pattern", s->pattern);
+        cmt_json_u64(j, "leaks", s->leaks);
+        cmt_json_u64(j, "bytes", s->bytes);
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);

@@ -23,6 +23,7 @@ function card(k,v,bad){var c=el('div',{'class':'card'+(bad?' bad':'')},cards);el
 card('leaked',hs(S.leaked_bytes),S.leaked_bytes>0);card('leak sites',String(S.leak_sites),S.leak_sites>0);
 card('OOM errors',String(S.ooms),S.ooms>0);card('processes',String(S.processes));card('GPUs',String(D.gpus.length));
 card('anomalies',String(S.anomalies),S.anomalies>0);
+if(S.cached_bytes>0)card('held by caching allocators',hs(S.cached_bytes));if(D.suppressions.length)card('suppressed',hs(S.suppressed_bytes));
 if(D.notes.length){var nu=el('ul',{id:'notes','class':'notes'},root);D.notes.forEach(function(t){el('li',{text:t},nu);});}
 if(S.start_unix_ms){var st=new Date(S.start_unix_ms);document.getElementById('cmt-start').textContent='started '+st.toISOString().replace('T',' ').replace(/\.\d+Z$/,' UTC');}
 var tmax=0;D.gpus.forEach(function(g){g.series.concat(g.merged).forEach(function(s){var n=s.pts.length;if(n)tmax=Math.max(tmax,s.pts[n-4]);});g.ooms.forEach(function(o){tmax=Math.max(tmax,o.t);});});
@@ -103,11 +104,19 @@ function bars(p,title,rows){var d=el('div',null,p);el('h3',{text:title},d);if(!r
   var b=sv('rect',{x:L,y:y+3,width:Math.max(1,w),height:rh-8,rx:3,fill:r.b||(rows.length>1&&r.v>=D.imbalance.outlier_ratio*mean)?'#dc2626':'#60a5fa'},s);sv('title',{text:r.t+': '+hs(r.v)},b);
   sv('text',{x:L+w+6,y:y+14,'font-size':11,fill:'#374151',text:hs(r.v)},s);});
  var xm=L+(W-L-90)*mean/mx;sv('line',{x1:xm,x2:xm,y1:0,y2:H-20,stroke:'#111827','stroke-dasharray':'4,3'},s);sv('text',{x:xm,y:H-6,'text-anchor':'middle','font-size':10,fill:'#111827',text:'mean '+hs(Math.round(mean))},s);}
-var lt=el('section',null,root);el('h2',{text:'Leaks'+(S.leak_sites>D.leaks.length?' (top '+D.leaks.length+' of '+S.leak_sites+')':'')},lt);
-if(!D.leaks.length)el('p',{'class':'muted',text:'No leaks.'},lt);else{var tb=el('table',{id:'leak-table'},lt),hr=el('tr',null,el('thead',null,tb));
- ['bytes','allocations','kind','where','live','stack'].forEach(function(h){el('th',{text:h},hr);});var bd=el('tbody',null,tb);
- D.leaks.forEach(function(l){var r=el('tr',null,bd);el('td',{'class':'n',text:hs(l.bytes)},r);el('td',{'class':'n',text:String(l.allocs)},r);el('td',{text:l.kind},r);
-  el('td',{'class':'mono',text:(l.dev>=0?'device '+l.dev+(l.uuid?' '+l.uuid:''):'host')+', '+(l.rank>=0?'rank '+l.rank+' ':'')+'pid '+l.pid},r);el('td',{text:l.at},r);stackDetails(l.stack,el('td',null,r));});}
+function topOf(n,all){return all>n?' (top '+n+' of '+all+')':'';}
+var lt=el('section',null,root);el('h2',{text:'Leaks'+topOf(D.leaks.length,S.leak_sites)},lt);
+if(!D.leaks.length)el('p',{'class':'muted',text:'No leaks.'},lt);else leakTable(lt,'leak-table',D.leaks,false);
+function leakTable(p,id,rows,held){var tb=el('table',{id:id},p),hr=el('tr',null,el('thead',null,tb));
+ ['bytes','allocations','kind','where'].concat(held?['allocator','held']:['live'],['stack']).forEach(function(h){el('th',{text:h},hr);});var bd=el('tbody',null,tb);
+ rows.forEach(function(l){var r=el('tr',null,bd);el('td',{'class':'n',text:hs(l.bytes)},r);el('td',{'class':'n',text:String(l.allocs)},r);el('td',{text:l.kind},r);
+  el('td',{'class':'mono',text:(l.dev>=0?'device '+l.dev+(l.uuid?' '+l.uuid:''):'host')+', '+(l.rank>=0?'rank '+l.rank+' ':'')+'pid '+l.pid},r);if(held)el('td',{text:l.allocator},r);el('td',{text:l.at},r);stackDetails(l.stack,el('td',null,r));});}
+if(D.cached.length){var cs=el('section',{id:'cached'},root);el('h2',{text:'Held by caching allocators at exit: '+hs(S.cached_bytes)+topOf(D.cached.length,S.cached_sites)},cs);
+ el('p',{'class':'muted',text:'Their cache, not leaks: in no leak figure, but in the peaks (device memory all the same).'},cs);leakTable(cs,'cached-table',D.cached,true);}
+if(D.suppressions.length){var ss=el('section',{id:'suppressed'},root);el('h2',{text:'Suppressed: '+hs(S.suppressed_bytes)},ss);
+ el('p',{'class':'muted',text:'Leaks matched by --suppressions: in no leak figure.'},ss);var tb6=el('table',{id:'suppressed-table'},ss),hr6=el('tr',null,el('thead',null,tb6));
+ ['rule','leaks','bytes'].forEach(function(h){el('th',{text:h},hr6);});var bd6=el('tbody',null,tb6);
+ D.suppressions.forEach(function(x){var r=el('tr',null,bd6);el('td',{'class':'mono',text:'leak:'+x.pattern},r);el('td',{'class':'n',text:String(x.leaks)},r);el('td',{'class':'n',text:hs(x.bytes)},r);});}
 var pt=el('section',null,root);el('h2',{text:'Peaks: what was live at each device\u2019s peak'},pt);
 if(!D.peaks.length)el('p',{'class':'muted',text:'No device memory recorded.'},pt);else{var tb2=el('table',{id:'peak-table'},pt),hr2=el('tr',null,el('thead',null,tb2));
  ['peak','device','when','live then','allocations','stack'].forEach(function(h){el('th',{text:h},hr2);});var bd2=el('tbody',null,tb2);

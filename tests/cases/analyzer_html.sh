@@ -7,8 +7,9 @@
 # there too: the OOM table (failed request, its stack, what was live), device ordinals next to
 # UUIDs, the growth-per-marker table with each growing stack's own series (a 4 KiB-per-iteration
 # leak under 48 MiB: tests/golden/growth.script), and marker labels that never overlap (hundreds
-# of close markers). Then a large synthetic dump is downsampled without losing its peak or its
-# OOM, and timeline --perfetto of the job is checked.
+# of close markers), what caching allocators hold at exit and what suppressions hid (figures,
+# the cached entries' stacks, the rules). Then a large synthetic dump is downsampled without
+# losing its peak or its OOM, and timeline --perfetto of the job is checked.
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 command -v cc >/dev/null || { echo "no C compiler"; exit 77; }
@@ -222,6 +223,47 @@ o = re.search(r'<table id="oom-table">(.*?)</table>', h, re.S).group(1)
 assert "64.0 MiB" in o and "of 80.0 MiB" in o and "cuMemAlloc_v2" in o and o.count("allocation") >= 3, o
 assert 'class="marker-label"' in h and '>step<' in h and not re.search(r'class="marker-label"[^>]*></text>', h)
 P
+# what the leaks leave out of the peak: held by a caching allocator at exit (64 MiB, named by
+# --caching-allocator) and suppressed (32 MiB): their figures, the cached entries with stacks in the
+# leak table's form, the suppression rules; leaked 2 MiB of a 98 MiB peak
+"$MKDUMP" "$CMT_ROOT/tests/golden/python.script" cached.cmt || fail "mkdump cached"
+printf 'leak:gradient\n' >supp.txt
+expect_rc 0 "$CMT_BIN" report --html --no-symbols --caching-allocator activation --suppressions supp.txt -o cached.html cached.cmt
+python3 - <<'P' || fail "embedded data: cached / suppressed"
+import json, re
+d = json.loads(re.search(r'id="cmt-data">(.*?)</script>', open("cached.html").read(), re.S).group(1))
+M = 1 << 20
+s = d["summary"]
+assert s["leaked_bytes"] == 2 * M and s["cached_bytes"] == 64 * M and s["suppressed_bytes"] == 32 * M, s
+assert s["cached_sites"] == 1, s
+c = d["cached"]
+assert len(c) == 1 and c[0]["bytes"] == 64 * M and c[0]["allocator"] == "activation" and c[0]["at"] == "exit", c
+assert "activation /work/train.py:40" in d["stacks"][c[0]["stack"]], d["stacks"][c[0]["stack"]]
+assert all("allocator" not in l for l in d["leaks"]), d["leaks"]
+assert d["suppressions"] == [{"pattern": "gradient", "leaks": 1, "bytes": 32 * M}], d["suppressions"]
+P
+chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/cached.html" >cacheddom.html 2>cached.log
+grep -Ei 'CONSOLE.*(Uncaught|Error)' cached.log && fail "console error (cached)"
+grep -q 'data-rendered="ok"' cacheddom.html || fail "the cached report did not render"
+grep -q 'data-error="1"' cacheddom.html && fail "script error (cached)"
+python3 - <<'P' || fail "cached / suppressed on the page"
+import re
+h = open("cacheddom.html").read()
+cards = dict((k, v) for v, k in re.findall(r'<div class="card[^"]*"><div class="v">([^<]*)</div><div class="k">([^<]*)</div>', h))
+assert cards["leaked"] == "2.00 MiB" and cards["held by caching allocators"] == "64.0 MiB" and cards["suppressed"] == "32.0 MiB", cards
+sec = re.search(r'<section id="cached"><h2>Held by caching allocators at exit: 64.0 MiB</h2>(.*?)</section>', h, re.S).group(1)
+head = re.findall(r'<th>([^<]*)</th>', re.search(r'<table id="cached-table">(.*?)</tbody>', sec, re.S).group(1))
+assert head == ["bytes", "allocations", "kind", "where", "allocator", "held", "stack"], head
+rows = re.findall(r'<tr>(.*?)</tr>', sec, re.S)[1:]
+assert len(rows) == 1 and "64.0 MiB" in rows[0] and "<td>activation</td>" in rows[0] and "<td>exit</td>" in rows[0], rows
+assert "<li>activation /work/train.py:40</li>" in rows[0], rows[0]
+lt = re.search(r'<table id="leak-table">(.*?)</table>', h, re.S).group(1)
+assert len(re.findall(r'<tr>', lt)) == 3 and "activation" not in lt and "gradient" not in lt, lt
+sup = re.search(r'<section id="suppressed"><h2>Suppressed: 32.0 MiB</h2>(.*?)</section>', h, re.S).group(1)
+assert re.search(r'<td class="mono">leak:gradient</td><td class="n">1</td><td class="n">32.0 MiB</td>', sup), sup
+P
+# none of it when nothing is cached or suppressed
+grep -q '<section id="cached"\|<section id="suppressed"\|class="k">held by caching' dom.html && fail "cached / suppressed sections without either"
 # a large dump: 300000 events, a single spike (the peak) and an OOM in the middle
 python3 - >big.script <<'P'
 print("header pid=7 host=big rank=0 cmd=big")
