@@ -89,6 +89,14 @@ chrome() {
         --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
         --user-data-dir="$prof" "$@"
 }
+# rendered NAME WHAT: NAME.html rendered to NAMEdom.html, with no console or script error
+rendered() {
+    chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/$1.html" >"$1dom.html" 2>"$1.log"
+    grep -Ei 'CONSOLE.*(Uncaught|Error)' "$1.log" && fail "console error ($2)"
+    grep -q 'data-rendered="ok"' "$1dom.html" || fail "the $2 report did not render"
+    grep -q 'data-error="1"' "$1dom.html" && fail "script error ($2)"
+    return 0
+}
 chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/report.html" >dom.html 2>chrome.log || { tail chrome.log; fail "chromium --dump-dom"; }
 grep -q 'data-rendered="ok"' dom.html || { grep -i console chrome.log; fail "the script did not finish"; }
 grep -q 'data-error="1"' dom.html && { grep -o 'script error: [^<]*' dom.html; fail "script error"; }
@@ -192,10 +200,7 @@ print(f"exit clean t={t + 2000}")
 P
 "$MKDUMP" close.script close.cmt || fail "mkdump close"
 expect_rc 0 "$CMT_BIN" report --html --no-symbols -o close.html close.cmt
-chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/close.html" >closedom.html 2>close.log
-grep -Ei 'CONSOLE.*(Uncaught|Error)' close.log && fail "console error (close)"
-grep -q 'data-rendered="ok"' closedom.html || fail "the close-markers report did not render"
-grep -q 'data-error="1"' closedom.html && fail "script error (close markers)"
+rendered close close-markers
 read shown hidden < <(marker_labels closedom.html) || fail "close marker labels overlap"
 [ "$shown" -ge 8 ] && [ $((shown + hidden)) = 405 ] || fail "close markers: $shown shown + $hidden hidden != 405"
 grep -q '>far 4<' closedom.html || fail "a lone marker far from the others lost its label"
@@ -203,10 +208,7 @@ grep -q '<h3>device 2 · GPU-77777777' closedom.html || fail "device ordinal nex
 # growth per marker: a 4 KiB-per-iteration leak under 48 MiB of weights gets its own series
 "$MKDUMP" "$CMT_ROOT/tests/golden/growth.script" growth.cmt || fail "mkdump growth"
 expect_rc 0 "$CMT_BIN" report --html --no-symbols -o growth.html growth.cmt
-chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/growth.html" >growthdom.html 2>growth.log
-grep -Ei 'CONSOLE.*(Uncaught|Error)' growth.log && fail "console error (growth)"
-grep -q 'data-rendered="ok"' growthdom.html || fail "the growth report did not render"
-grep -q 'data-error="1"' growthdom.html && fail "script error (growth)"
+rendered growth growth
 python3 - <<'P' || fail "growth table"
 import re
 h = open("growthdom.html").read()
@@ -242,10 +244,7 @@ assert "activation /work/train.py:40" in d["stacks"][c[0]["stack"]], d["stacks"]
 assert all("allocator" not in l for l in d["leaks"]), d["leaks"]
 assert d["suppressions"] == [{"pattern": "gradient", "leaks": 1, "bytes": 32 * M}], d["suppressions"]
 P
-chrome --enable-logging=stderr --v=0 --dump-dom "file://$PWD/cached.html" >cacheddom.html 2>cached.log
-grep -Ei 'CONSOLE.*(Uncaught|Error)' cached.log && fail "console error (cached)"
-grep -q 'data-rendered="ok"' cacheddom.html || fail "the cached report did not render"
-grep -q 'data-error="1"' cacheddom.html && fail "script error (cached)"
+rendered cached cached
 python3 - <<'P' || fail "cached / suppressed on the page"
 import re
 h = open("cacheddom.html").read()
