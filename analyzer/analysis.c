@@ -52,6 +52,13 @@ const char *cmt_anomaly_hint(int an) {
 }
 
 const char *cmt_anomaly_text(const struct cmt_analysis *a, int an, char *buf, size_t cap) {
+    if (an == CMT_AN_UNKNOWN_FREE && a->anomalies[CMT_AN_DROPPED_EVENTS]) {
+        snprintf(buf, cap,
+                 "frees of pointers the dump does not show allocated: events were dropped (their "
+                 "allocations may be among them), or allocated before tracing started or by an untracked "
+                 "path; not evidence of a double free");
+        return buf;
+    }
     snprintf(buf, cap, "%s", cmt_anomaly_hint(an));
     if (an != CMT_AN_TABLE_FULL || !cap) return buf;
     static const char *const what[] = {
@@ -773,6 +780,12 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
         const struct cmt_replay *r = &p->replay;
         for (int k = 0; k < CMT_AN_COUNT; k++)
             a->anomalies[k] += r->anomalies[k];
+        if (p->hdr.counters[CMT_CTR_DROPPED_EVENTS]) {
+            /* a free whose allocation was among the dropped events reads as a second free: with
+             * events missing, a double free cannot be told from an unknown free */
+            a->anomalies[CMT_AN_DOUBLE_FREE] -= r->anomalies[CMT_AN_DOUBLE_FREE];
+            a->anomalies[CMT_AN_UNKNOWN_FREE] += r->anomalies[CMT_AN_DOUBLE_FREE];
+        }
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
 #define CMT_TABLE_COUNTED(id, ctr, what)                                                                               \

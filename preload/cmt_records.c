@@ -80,11 +80,11 @@ void cmt_rec_ctx(uint16_t idx, int device, uint64_t handle) {
 
 void cmt_rec_exit(uint64_t after, int how, int status) {
     int64_t now = cmt_now();
-    uint8_t *p = cmt_rec_begin(2 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
+    uint8_t *p = cmt_rec_begin_last(2 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
     if (!p) return;
     p = cmt_put_varint(p, (uint64_t)how);
     p = cmt_put_zvarint(p, status);
-    cmt_rec_end(CMT_REC_EXIT, p);
+    cmt_rec_end_last(CMT_REC_EXIT, p);
 }
 
 void cmt_rec_pycode(uint32_t id, int first_line, const char *file, const char *name) {

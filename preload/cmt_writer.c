@@ -389,8 +389,19 @@ static bool fd_is_ours(void) {
  * tried again, without waiting, every RETRY_BYTES of records (the block's limit t->lim is set that
  * far ahead, so the inline path comes here then); when the next block is full it waits for the
  * lock if it is still busy; at the latest the thread's exit copies it. So a writer has at most two
- * staging blocks, with consecutive indexes. */
+ * staging blocks, with consecutive indexes.
+ * When writing stops (stop_writing: no block for a copy or a new staging block), a thread records
+ * nothing more from its next visit to cmt_rec_begin_slow on: its stream in the file ends there
+ * without a gap, even if its block still has room for smaller records (a FREE after a dropped ALLOC
+ * would read as a double free). Another thread goes on into the room its block has until its own
+ * next slow-path visit (its block's end, a checkpoint): the inline path checks nothing more. */
 #define RETRY_BYTES 4096
+/* Records stop this far before a block's end: room kept for the process's EXIT record, which is
+ * written even after writing stopped (cmt_rec_begin_last). */
+#define LAST_RESERVE (1 + 3 * CMT_VARINT_MAX + 2 * CMT_VARINT_MAX)
+static inline uint8_t *records_end(const struct cmt_tls *t) {
+    return t->block + CMT_BLOCK_SIZE - LAST_RESERVE;
+}
 
 #define MAX_FREE_SLOTS 256
 static struct {
@@ -470,7 +481,7 @@ static void start_content(struct cmt_tls *t, uint64_t seq, int64_t now) {
     bh->base_time_ns = now;
     __atomic_store_n(&bh->magic, CMT_BLOCK_MAGIC_STAGING, __ATOMIC_RELEASE);
     t->cur = t->block + sizeof *bh;
-    t->lim = t->block + CMT_BLOCK_SIZE;
+    t->lim = records_end(t);
     t->last_seq = seq;
     t->last_time = now;
     t->last_ptr = 0;
@@ -549,7 +560,7 @@ static void thread_exit(void *arg) {
 /* With a block set aside: where the inline path next comes back to try its copy (the block's end
  * at the latest). */
 static void pending_checkpoint(struct cmt_tls *t) {
-    uint8_t *end = t->block + CMT_BLOCK_SIZE;
+    uint8_t *end = records_end(t);
     t->lim = t->pending && (size_t)(end - t->cur) > RETRY_BYTES ? t->cur + RETRY_BYTES : end;
 }
 
@@ -563,12 +574,10 @@ static enum copy_result copy_pending(struct cmt_tls *t, bool wait) {
     return r;
 }
 
-/* At a checkpoint: the copy of the block set aside, if the lock is free now. */
+/* At a checkpoint: the copy of the block set aside, if the lock is free now (writing stopped:
+ * cmt_rec_begin_slow closes the block). */
 static void retry_pending(struct cmt_tls *t) {
-    if (copy_pending(t, false) == COPY_STOPPED)
-        t->lim = t->block + CMT_BLOCK_SIZE; /* writing stopped: no more checkpoints */
-    else
-        pending_checkpoint(t);
+    if (copy_pending(t, false) != COPY_STOPPED) pending_checkpoint(t);
 }
 
 /* The thread's next block, started at (seq, now): the first staging block, or the next index after
@@ -612,14 +621,45 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
         t->gen = atomic_load(&cmt_generation);
     }
     size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
-    if (t->pending && t->lim != t->block + CMT_BLOCK_SIZE && (size_t)(t->lim - t->cur) < need) retry_pending(t);
-    if (CMT_UNLIKELY(!t->block || (size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time)) {
-        if (seq == 0 || !new_block(seq, now)) { /* 0: no sequence number left (cmt_seq.h) */
+    if (t->pending && t->lim != records_end(t) && (size_t)(t->lim - t->cur) < need) retry_pending(t);
+    if (CMT_UNLIKELY(!t->block || (size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time ||
+                     atomic_load_explicit(&dump.stopped, memory_order_relaxed))) {
+        /* 0: no sequence number left (cmt_seq.h) */
+        if (seq == 0 || atomic_load_explicit(&dump.stopped, memory_order_relaxed) || !new_block(seq, now)) {
+            /* Writing stopped: this thread records nothing more, not even a record that would
+             * still fit in its block (a FREE is smaller than the ALLOC dropped before it), so
+             * its stream ends at its first drop instead of going on with frees whose
+             * allocations are missing (the analyzer saw double frees). lim = cur: every later
+             * record comes here and is counted as dropped; the inline path is unchanged. */
+            if (atomic_load_explicit(&dump.stopped, memory_order_relaxed)) t->lim = t->cur;
             cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
             return NULL;
         }
     }
     return cmt_rec_head(t, seq, now);
+}
+
+uint8_t *cmt_rec_begin_last(size_t max_payload, uint64_t seq, int64_t now) {
+    struct cmt_tls *t = &cmt_tls;
+    size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    if (CMT_LIKELY(!atomic_load_explicit(&dump.stopped, memory_order_relaxed)) || !cmt_writer_open() ||
+        t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed) || need > LAST_RESERVE)
+        return cmt_rec_begin(max_payload, seq, now);
+    /* writing stopped: into the room the thread's block kept for it (LAST_RESERVE), or a clear
+     * staging block of the pool (an ended thread's) for a thread that has none */
+    if (seq == 0 ||
+        (t->block ? seq <= t->last_seq || now < t->last_time || (size_t)(t->block + CMT_BLOCK_SIZE - t->cur) < need
+                  : !new_block(seq, now))) {
+        cmt_counter_add(CMT_CTR_DROPPED_EVENTS, 1);
+        return NULL;
+    }
+    return cmt_rec_head(t, seq, now);
+}
+
+void cmt_rec_end_last(uint8_t type, uint8_t *end) {
+    cmt_rec_end(type, end);
+    struct cmt_tls *t = &cmt_tls;
+    if (atomic_load_explicit(&dump.stopped, memory_order_relaxed)) t->lim = t->cur; /* nothing after it */
 }
 
 void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, size_t len) {

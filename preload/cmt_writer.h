@@ -72,6 +72,13 @@ static inline uint8_t *cmt_put_ptr(uint8_t *p, uint64_t ptr) {
     cmt_tls.last_ptr = ptr;
     return p;
 }
+/* The process's last record (EXIT): like cmt_rec_begin / cmt_rec_end, but after writing stopped
+ * it still goes into the room each block keeps for it (at most 3 + 2 varints of payload; a thread
+ * without a block takes a clear one an ended thread left, if any), so a
+ * stopped dump still tells how the process ended (a record that claims nothing about memory);
+ * nothing is recorded after it then. */
+uint8_t *cmt_rec_begin_last(size_t max_payload, uint64_t seq, int64_t now) __attribute__((visibility("hidden")));
+void cmt_rec_end_last(uint8_t type, uint8_t *end) __attribute__((visibility("hidden")));
 /* Writes an extension record (type >= 0x40) whose payload was built in buf. */
 void cmt_emit_ext(uint8_t type, uint64_t seq, int64_t now, const uint8_t *buf, size_t len);
 void cmt_counter_add(enum cmt_counter c, uint64_t n);

@@ -46,6 +46,12 @@ uint8_t *cmt_rec_begin_slow(size_t max, uint64_t s, int64_t now) {
     cmt_tls.cur = cmt_tls.lim = rec; /* no room: every record comes here */
     return max < sizeof rec ? rec + 1 : NULL;
 }
+uint8_t *cmt_rec_begin_last(size_t max, uint64_t s, int64_t now) {
+    return cmt_rec_begin_slow(max, s, now);
+}
+void cmt_rec_end_last(uint8_t type, uint8_t *end) {
+    cmt_rec_end(type, end);
+}
 void cmt_emit_ext(uint8_t type, uint64_t s, int64_t now, const uint8_t *buf, size_t len) {
     (void)s, (void)now;
     if (type == CMT_REC_INFO && len <= sizeof info) memcpy(info, buf, info_len = len);
