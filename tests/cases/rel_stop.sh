@@ -12,7 +12,9 @@ source "$CMT_ROOT/tests/cases/e2e_lib.sh.inc"
 export FAKECUDA_FAST=1
 [ -x "$P/drv_fastbench" ] || { echo "test programs not built (make test-programs)"; exit 77; }
 
-# stopped NAME ARGS...: drv_fastbench under a 300-block file-size limit; checks dump and report
+# stopped NAME ARGS...: drv_fastbench under a 300-block file-size limit; checks dump and report.
+# EXIT_OPTIONAL=1: a missing EXIT is accepted (the main thread may have had no block of its own
+# when the file stopped growing: docs/reliability.md, known limitations)
 stopped() {
     local name=$1; shift
     (ulimit -f 300; LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/$name.cmt "$P/drv_fastbench" "$@") >"$name.out" 2>"$name.err" ||
@@ -21,9 +23,10 @@ stopped() {
     "$CMT_BIN" dump "$name.cmt" >"$name.txt" || die "$name: dump unreadable"
     "$CMT_BIN" report --json --no-symbols "$name.cmt" >"$name.json" || die "$name: report failed"
     "$CMT_BIN" report --no-symbols "$name.cmt" >"$name.report" || die "$name: text report failed"
-    python3 - "$name" <<'PY' || die "$name: the stopped dump is not self-consistent"
+    python3 - "$name" "${EXIT_OPTIONAL:-0}" <<'PY' || die "$name: the stopped dump is not self-consistent"
 import json, re, sys
-name = sys.argv[1]
+name, exit_optional = sys.argv[1], sys.argv[2] == "1"
+
 live, bad, frees, exits = set(), [], 0, 0
 for line in open(name + ".txt"):
     m = re.search(r" (ALLOC|FREE) .* ptr=(0x[0-9a-f]+)", line)
@@ -42,17 +45,18 @@ an, c = r["anomalies"], r["processes"][0]["counters"]
 if not (c["write_stopped"] == 1 and c["dropped_events"] > 0): bad.append("not stopped: %s" % c)
 for k in ("double_free", "unknown_free"):
     if an.get(k): bad.append("%s %d in the report" % (k, an[k]))
-if exits != 1 or r["processes"][0]["exit"] != "clean": bad.append("no clean EXIT (%d EXIT records)" % exits)
+if exits > 1 or (exits == 0 and not exit_optional) or r["processes"][0]["exit"] != ("clean" if exits else "died"):
+    bad.append("no clean EXIT (%d EXIT records, exit %s)" % (exits, r["processes"][0]["exit"]))
 if frees < 100: bad.append("only %d frees recorded before the stop" % frees)
 for b in bad[:10]: print(name + ": " + b)
 sys.exit(1 if bad else 0)
 PY
     grep -Eq "double_free|unknown_free" "$name.report" && { cat "$name.report"; die "$name: the text report blames frees"; }
-    echo "ok $name: $(grep -c ' FREE ' "$name.txt") frees recorded, $(grep -o '"dropped_events": [0-9]*' "$name.json" | head -1), exit clean"
+    echo "ok $name: $(grep -c ' FREE ' "$name.txt") frees recorded, $(grep -o '"dropped_events": [0-9]*' "$name.json" | head -1), exit $(grep -o '"exit": "[a-z]*"' "$name.json" | head -1 | sed 's/.*: //')"
 }
 stopped worker 60000 1
 stopped main 60000 1 main
-stopped threads 20000 4
+EXIT_OPTIONAL=1 stopped threads 20000 4
 
 # analyzer: a second free of a pointer in a dump with (and without) dropped events
 cat >dbl.script <<'S'
