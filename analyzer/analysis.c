@@ -778,14 +778,11 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     for (size_t i = 0; i < a->nprocs; i++) {
         const struct cmt_process *p = &a->procs[i];
         const struct cmt_replay *r = &p->replay;
+        /* a free whose allocation was among the dropped events reads as a second free: with events
+         * missing, a double free cannot be told from an unknown free */
+        int dropped = p->hdr.counters[CMT_CTR_DROPPED_EVENTS] != 0;
         for (int k = 0; k < CMT_AN_COUNT; k++)
-            a->anomalies[k] += r->anomalies[k];
-        if (p->hdr.counters[CMT_CTR_DROPPED_EVENTS]) {
-            /* a free whose allocation was among the dropped events reads as a second free: with
-             * events missing, a double free cannot be told from an unknown free */
-            a->anomalies[CMT_AN_DOUBLE_FREE] -= r->anomalies[CMT_AN_DOUBLE_FREE];
-            a->anomalies[CMT_AN_UNKNOWN_FREE] += r->anomalies[CMT_AN_DOUBLE_FREE];
-        }
+            a->anomalies[dropped && k == CMT_AN_DOUBLE_FREE ? CMT_AN_UNKNOWN_FREE : k] += r->anomalies[k];
         a->anomalies[CMT_AN_DROPPED_EVENTS] += p->hdr.counters[CMT_CTR_DROPPED_EVENTS];
         a->anomalies[CMT_AN_DROPPED_STACKS] += p->hdr.counters[CMT_CTR_DROPPED_STACKS];
 #define CMT_TABLE_COUNTED(id, ctr, what)                                                                               \

@@ -398,7 +398,7 @@ static bool fd_is_ours(void) {
 #define RETRY_BYTES 4096
 /* Records stop this far before a block's end: room kept for the process's EXIT record, which is
  * written even after writing stopped (cmt_rec_begin_last). */
-#define LAST_RESERVE (1 + 3 * CMT_VARINT_MAX + 2 * CMT_VARINT_MAX)
+#define LAST_RESERVE CMT_REC_ROOM(2 * CMT_VARINT_MAX)
 static inline uint8_t *records_end(const struct cmt_tls *t) {
     return t->block + CMT_BLOCK_SIZE - LAST_RESERVE;
 }
@@ -620,7 +620,7 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
         t->pending = t->pending_end = t->spare = NULL;
         t->gen = atomic_load(&cmt_generation);
     }
-    size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    size_t need = CMT_REC_ROOM(max_payload);
     if (t->pending && t->lim != records_end(t) && (size_t)(t->lim - t->cur) < need) retry_pending(t);
     if (CMT_UNLIKELY(!t->block || (size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time ||
                      atomic_load_explicit(&dump.stopped, memory_order_relaxed))) {
@@ -641,7 +641,7 @@ uint8_t *cmt_rec_begin_slow(size_t max_payload, uint64_t seq, int64_t now) {
 
 uint8_t *cmt_rec_begin_last(size_t max_payload, uint64_t seq, int64_t now) {
     struct cmt_tls *t = &cmt_tls;
-    size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    size_t need = CMT_REC_ROOM(max_payload);
     if (CMT_LIKELY(!atomic_load_explicit(&dump.stopped, memory_order_relaxed)) || !cmt_writer_open() ||
         t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed) || need > LAST_RESERVE)
         return cmt_rec_begin(max_payload, seq, now);

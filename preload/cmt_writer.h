@@ -39,6 +39,9 @@ static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now
     t->last_time = now;
     return p;
 }
+/* The room a record with max_payload bytes of payload is given: its type byte, its sequence and
+ * time deltas and one more varint, then the payload. */
+#define CMT_REC_ROOM(max_payload) (1 + 3 * CMT_VARINT_MAX + (max_payload))
 /* Starts a core record with room for max_payload bytes; returns where the payload goes, or NULL
  * when the record is dropped (then do not call cmt_rec_end). seq: from cmt_seq.h (0: dropped).
  * Inline while the thread's block is open and has room; cmt_rec_begin_slow does the rest (the
@@ -48,7 +51,7 @@ static inline uint8_t *cmt_rec_head(struct cmt_tls *t, uint64_t seq, int64_t now
 static inline __attribute__((always_inline)) uint8_t *cmt_rec_begin_as(size_t max_payload, uint64_t seq, int64_t now,
                                                                        bool gated) {
     struct cmt_tls *t = &cmt_tls;
-    size_t need = 1 + 2 * CMT_VARINT_MAX + CMT_VARINT_MAX + max_payload;
+    size_t need = CMT_REC_ROOM(max_payload);
     if (__builtin_expect((size_t)(t->lim - t->cur) < need || seq <= t->last_seq || now < t->last_time ||
                              (!gated && (!cmt_writer_open() ||
                                          t->gen != atomic_load_explicit(&cmt_generation, memory_order_relaxed))),
