@@ -3,11 +3,11 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <ucontext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "cmt_cfi.h"
 #include "cmt_internal.h"
 #include "cmt_records.h"
 #include "cmt_modules.h"
@@ -30,6 +30,7 @@ static __thread int stack_oom;
 struct stack {
     UT_hash_handle hh;
     uint32_t id;
+    uint32_t epoch; /* code_epoch when defined: a stack of an older one is never served again */
     uint32_t words;
     uint64_t hash;
     uintptr_t key[];
@@ -43,17 +44,6 @@ static struct {
 static _Atomic uint32_t next_id;
 static _Atomic int unwind_state; /* 0 unknown, 1 loaded, 2 missing */
 static int (*unw_backtrace_fn)(void **, int);
-/* libunwind's cursor API (x86-64 only: its local-unwinding symbols, no header needed): where the
- * caches learn each frame's stack pointer, so the slot of each return address is exact */
-#if defined(__x86_64__)
-#define UNW_CURSOR_WORDS 256 /* libunwind's unw_cursor_t: 127 words on x86-64 */
-#define UNW_X86_64_RSP 7
-#define UNW_X86_64_RIP 16
-static int (*unw_getcontext_fn)(ucontext_t *);
-static int (*unw_init_local_fn)(void *, ucontext_t *);
-static int (*unw_step_fn)(void *);
-static int (*unw_get_reg_fn)(void *, int, uint64_t *);
-#endif
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int warned_missing;
 
@@ -80,18 +70,6 @@ static bool load_unwind(void) {
         void *h = cmt_real_dlopen ? cmt_real_dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL) : NULL;
         void *f = h ? cmt_real_dlsym(h, "unw_backtrace") : NULL;
         unw_backtrace_fn = (int (*)(void **, int))f;
-#if defined(__x86_64__)
-        if (f) {
-            void *g = cmt_real_dlsym(h, "_Ux86_64_getcontext"), *i = cmt_real_dlsym(h, "_ULx86_64_init_local"),
-                 *st = cmt_real_dlsym(h, "_ULx86_64_step"), *r = cmt_real_dlsym(h, "_ULx86_64_get_reg");
-            if (g && i && st && r) {
-                unw_getcontext_fn = (int (*)(ucontext_t *))g;
-                unw_init_local_fn = (int (*)(void *, ucontext_t *))i;
-                unw_step_fn = (int (*)(void *))st;
-                unw_get_reg_fn = (int (*)(void *, int, uint64_t *))r;
-            }
-        }
-#endif
         atomic_store_explicit(&unwind_state, f ? 1 : 2, memory_order_release);
         cmt_writer_set_stacks_available(f != NULL);
         if (!f)
@@ -126,52 +104,71 @@ int cmt_stack_raw(void **buf, int n) {
 
 /* ---- the per-thread stack caches ----
  * A training loop allocates from the same call sites with the same stacks again and again. A
- * call site is keyed by (return address into the caller, caller's stack pointer). Once libunwind
- * has unwound a stack there, the stack slot holding each of its return addresses is known exactly:
- * the first is below the caller's stack pointer, each next one a fixed number of words above the
- * previous, the frame size of the function that return address is in (learned per return address
- * from libunwind's cursor, which reports each frame's stack pointer, and checked on every stack it
- * serves; a function whose frame size changed, e.g. with alloca, is never served again). Two caches
- * then recognise a stack by loading its slots instead of unwinding:
+ * call site is keyed by (return address into the caller, caller's stack pointer). A cache may make
+ * a stack cheaper, never different: it serves a stack only with a proof that unwinding would give
+ * it. Unwinding (libunwind's fast trace, which unw_backtrace is) walks each frame by the rule of
+ * its return address in the DWARF call frame information (cmt_cfi.h): CFA = rsp or rbp + a
+ * constant, the next return address at CFA - 8, the caller's rbp unchanged or loaded from CFA + a
+ * constant, rsp = CFA; it stops at a frame whose return address is undefined, or at a return
+ * address below 0x4000. So, from the call site's stack pointer and rbp (the wrapper's saved rbp),
+ * the stack is a function of the return addresses' rules (fixed by the return addresses) and of
+ * the stack words the walk reads: the return-address slots, each saved rbp value a CFA was then
+ * computed from, and the word that ended the walk. When a stack is unwound at a call site, that
+ * walk is replayed with the rules (the slots it reads must give libunwind's frames, or nothing is
+ * cached) and every word it read is noted with its value, rbp values relative to the call site's
+ * slot: the stack's proof. A stack is served only where every noted word holds its noted value:
+ * then the walk would read the same words and give the same stack. A frame realigned or sized
+ * with alloca is rbp-based: its caller's slot moves with rbp, and rbp is among the words checked,
+ * so stale return addresses left in the old slots prove nothing. A frame whose rule is anything
+ * else (no CFI, a CFA expression, a signal frame) makes its stacks uncacheable: always unwound.
+ * Two caches hold proofs:
  *  - the call-site cache (SC_ENTRIES direct-mapped entries, Python frames included: one native
  *    call site in the interpreter serves many Python call sites; the thread's Python frames are
- *    walked every time, a few loads each): the last stack met at each key, checked slot by slot;
+ *    walked every time, a few loads each): the last stack met at each key and its proof;
  *  - the layout cache, below, for the many stacks one key can have.
- * A stack is only ever recognised by its own slots holding its own return addresses, and the
- * slots follow from the frame sizes of those return addresses: a different caller anywhere on the
- * stack changes a loaded value, giving another stack or a miss, never the old stack. (A frame size
- * that varies at one return address — alloca, or a frame realigned to its entry stack pointer —
- * together with uninitialised memory holding an older stack's return addresses exactly where the
- * slots would be, could still fool the checks: the reason a size seen to change is never used
- * again, and why no stack is ever built from learned frame sizes alone: each new one comes from
- * unw_backtrace, its slots checked against it.) Anything else falls back to unw_backtrace, which
- * CUMEMTRACK_STACK_CACHE=0 uses for every stack. */
+ * Anything else falls back to unw_backtrace, which CUMEMTRACK_STACK_CACHE=0 uses for every
+ * stack. */
 
 #define SC_ENTRIES 32
 #define SC_MAX_FRAMES 64
+#define SC_MAX_CHECKS (SC_MAX_FRAMES + 2)
 #define SC_MAX_PY 64
+
+/* A stack's proof at a call site: the words the walk reads, as word offsets from the call site's
+ * return-address slot (csp - 1 word), with the values they must hold: the return addresses (the
+ * stack's own frames), then the other words: a stack address (minus the slot's address, in
+ * bytes) or, for the word that ended the walk, the value itself (abs). */
+struct proof {
+    uint32_t n, m;
+    int16_t off[SC_MAX_FRAMES];
+    int16_t xoff[SC_MAX_CHECKS];
+    int32_t xval[SC_MAX_CHECKS];
+    uint8_t xabs[SC_MAX_CHECKS];
+};
 
 struct sc_entry {
     uintptr_t ra, sp;
-    uint32_t id, n, npy;
-    int valid; /* slots known: hits are verified by loads */
-    uintptr_t ip[SC_MAX_FRAMES];
-    const uintptr_t *slot[SC_MAX_FRAMES];
+    uint32_t id, n, npy, m;
+    int valid; /* a proof is held: hits are verified by loads */
+    struct {
+        const uintptr_t *at;
+        uintptr_t val;
+    } chk[SC_MAX_FRAMES + SC_MAX_CHECKS]; /* the n return addresses', then the m other words' */
     struct cmt_pyframe py[SC_MAX_PY];
 };
 
 /* ---- the layout cache (native stacks: no Python frames on this thread) ----
  * Many stacks can share a call-site key: a call site reached from 10 000 different callers has one
- * key and 10 000 stacks, usually with their return addresses at the same places (one "layout":
- * word offsets from the call site's return-address slot). A layout is remembered per key (LY_WAYS
- * per set of keys), and a stack by (layout, the values at its slots) in a set-associative table
- * (ST_SETS x ST_WAYS, LRU per set). A call loads the slots of each layout of its key (independent
- * loads), hashes the values with the layout's serial, and takes the stack whose frames equal the
- * values word for word. Each stack is entered under its own layout only. Bounded: about 1 MiB per
- * thread with the call-site cache and the frame sizes, mapped with the thread's first stack
- * (anonymous pages, touched as used; mmap rather than malloc, so that freeing a block this size
- * never moves glibc's dynamic mmap and trim thresholds, which the application's own allocations
- * depend on). */
+ * key and 10 000 stacks, usually with their return addresses at the same places and the same
+ * saved rbp values (one "layout": a proof less the return addresses' values). A layout is
+ * remembered per key (LY_WAYS per set of keys), and a stack by (layout, the values at its slots)
+ * in a set-associative table (ST_SETS x ST_WAYS, LRU per set). A call checks the other words of
+ * each layout of its key, loads its slots (independent loads), hashes the values with the layout's
+ * serial, and takes the stack whose frames equal the values word for word. Each stack is entered
+ * under its own layout only. Bounded: about 2 MiB per thread with the call-site cache and the
+ * rules, mapped with the thread's first stack (anonymous pages, touched as used; mmap rather than
+ * malloc, so that freeing a block this size never moves glibc's dynamic mmap and trim thresholds,
+ * which the application's own allocations depend on). */
 
 #define LY_SETS 512
 #define LY_WAYS 4
@@ -180,8 +177,11 @@ struct sc_entry {
 
 struct layout {
     uintptr_t ra, sp;
-    uint32_t serial, n;          /* serial 0: empty */
-    uint16_t off[SC_MAX_FRAMES]; /* word offsets from the return-address slot (sp - 1 word) */
+    uint32_t serial, n, m; /* serial 0: empty */
+    int16_t off[SC_MAX_FRAMES];
+    int16_t xoff[SC_MAX_CHECKS];
+    int32_t xval[SC_MAX_CHECKS];
+    uint8_t xabs[SC_MAX_CHECKS];
 };
 
 struct st_way {
@@ -189,29 +189,28 @@ struct st_way {
     struct stack *s;
 };
 
-/* A return address's frame size: how many words above its own slot the next return address
- * sits (learned from libunwind's cursor; 0: it varied, the function's frame size is not fixed). */
-#define FS_SLOTS 4096
-#define FS_PROBE 8
+/* A return address's unwinding rule (cmt_cfi.h), read once per thread */
+#define RU_SLOTS 4096
+#define RU_PROBE 8
 
-struct fsize {
+struct rslot {
     uintptr_t ip; /* 0: empty */
-    uint32_t words;
+    struct cmt_cfi_rule r;
 };
 
 struct tcache {
     struct sc_entry e[SC_ENTRIES];
-    struct fsize fs[FS_SLOTS];
+    struct rslot ru[RU_SLOTS];
     struct layout ly[LY_SETS][LY_WAYS];
     struct st_way st[ST_SETS][ST_WAYS];
     uint32_t serial;
 };
 
-/* bumped when a library is unloaded: frame sizes and stacks keyed by return address start over */
+/* bumped when a library is unloaded: rules and stacks keyed by return address start over */
 static _Atomic uint32_t code_epoch;
 
 void cmt_stacks_code_unloaded(void) {
-    atomic_fetch_add_explicit(&code_epoch, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&code_epoch, 1, memory_order_release);
 }
 
 static __thread struct {
@@ -245,7 +244,7 @@ static void sc_make_key(void) {
 
 static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
-    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_relaxed);
+    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_acquire);
     if (CMT_UNLIKELY(sc.gen != gen || sc.epoch != epoch)) {
         sc.gen = gen;
         sc.epoch = epoch;
@@ -279,36 +278,10 @@ static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
 }
 
 static bool sc_verify(const struct sc_entry *e) {
-    for (uint32_t i = 0; i < e->n; i++)
-        if (*e->slot[i] != e->ip[i]) return false;
-    return true;
-}
-
-/* Unwinds the calling thread with libunwind's cursor (frame by frame), giving each frame's return
- * address and the stack slot it was read from (the frame's stack pointer - 1 word: the caller's
- * call pushed it there); a frame whose slot does not hold its return address (a signal frame)
- * gets slot NULL. Returns the frame count, 0 when libunwind's cursor API is missing (then the
- * caches learn nothing and every stack they cannot find is unwound with unw_backtrace). */
-__attribute__((noinline)) static int unwind_slots(uintptr_t *ip, const uintptr_t **slot, int max) {
-#if defined(__x86_64__)
-    if (!unw_step_fn) return 0;
-    ucontext_t uc;
-    uintptr_t cursor[UNW_CURSOR_WORDS];
-    if (unw_getcontext_fn(&uc) != 0 || unw_init_local_fn(cursor, &uc) < 0) return 0;
-    int n = 0;
-    do {
-        uint64_t i, sp;
-        if (unw_get_reg_fn(cursor, UNW_X86_64_RIP, &i) < 0 || unw_get_reg_fn(cursor, UNW_X86_64_RSP, &sp) < 0) break;
-        const uintptr_t *at = (const uintptr_t *)sp - 1;
-        ip[n] = i;
-        slot[n] = sp - sizeof *at >= sc.lo && sp <= sc.hi && *at == i ? at : NULL;
-        n++;
-    } while (n < max && unw_step_fn(cursor) > 0);
-    return n;
-#else
-    (void)ip, (void)slot, (void)max;
-    return 0;
-#endif
+    uintptr_t d = 0;
+    for (uint32_t i = 0, k = e->n + e->m; i < k; i++)
+        d |= *e->chk[i].at ^ e->chk[i].val;
+    return d == 0;
 }
 
 static inline uint64_t mix64(uint64_t h) {
@@ -316,6 +289,74 @@ static inline uint64_t mix64(uint64_t h) {
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
     return h;
+}
+
+/* The rule of return address ip (cmt_cfi.h), from this thread's table. */
+static struct cmt_cfi_rule rule_of(uintptr_t ip) {
+    struct rslot *t = sc.t->ru, *e = NULL;
+    uint32_t h = (uint32_t)(mix64(ip) & (RU_SLOTS - 1));
+    for (uint32_t i = 0; i < RU_PROBE; i++) {
+        struct rslot *x = &t[(h + i) & (RU_SLOTS - 1)];
+        if (x->ip == ip) return x->r;
+        if (!x->ip) {
+            e = x;
+            break;
+        }
+    }
+    if (!e) e = &t[h]; /* the window is full: the first one is replaced */
+    e->r = cmt_cfi_rule(ip);
+    e->ip = ip;
+    return e->r;
+}
+
+/* Notes that word at (a stack word) holds v (abs) or the stack address base + v (!abs). */
+static bool note(struct proof *pf, const uintptr_t *base, const uintptr_t *at, uintptr_t v, int abs) {
+    intptr_t rel = abs ? (intptr_t)v : (intptr_t)(v - (uintptr_t)base);
+    if (pf->m == SC_MAX_CHECKS || at < base - 1 || at - base > INT16_MAX || rel > INT32_MAX || rel < INT32_MIN)
+        return false;
+    pf->xoff[pf->m] = (int16_t)(at - base);
+    pf->xval[pf->m] = (int32_t)rel;
+    pf->xabs[pf->m] = (uint8_t)abs;
+    pf->m++;
+    return true;
+}
+
+/* Replays the walk of the n frames[] that unw_backtrace gave at call site (frames[0], csp), the
+ * caller's rbp being the wrapper's saved one (csp - 2 words), with each return address's rule,
+ * reading stack words above csp only; ended: the stack ended after frames[n - 1] (else it went on
+ * past the depth). Fills pf and returns true when the walk reads frames[] exactly and ends (if
+ * ended) for a reason that is a rule or a word it read; false: nothing to cache. */
+static bool prove(const uintptr_t *frames, uint32_t n, uintptr_t csp, bool ended, struct proof *pf) {
+    const uintptr_t *base = (const uintptr_t *)csp - 1, *bp_at = base - 1;
+    uintptr_t sp = csp, bp = *bp_at;
+    bool bp_noted = false;
+    pf->n = n;
+    pf->m = 0;
+    pf->off[0] = 0;
+    for (uint32_t i = 0;; i++) {
+        if (i + 1 == n && !ended) return true;
+        struct cmt_cfi_rule r = rule_of(frames[i]);
+        if (r.kind == CMT_CFI_LAST) return i + 1 == n; /* libunwind's last frame */
+        if (r.kind != CMT_CFI_STEP) return false;
+        if (r.cfa_bp && !bp_noted) {
+            if (!note(pf, base, bp_at, bp, 0)) return false;
+            bp_noted = true;
+        }
+        uintptr_t cfa = (r.cfa_bp ? bp : sp) + (intptr_t)r.cfa_off;
+        const uintptr_t *at = (const uintptr_t *)(cfa - sizeof *at);
+        if (cfa <= sp || cfa > sc.hi || (cfa & (sizeof *at - 1)) || at - base > INT16_MAX) return false;
+        uintptr_t v = *at;
+        if (i + 1 == n) return v < 0x4000 && note(pf, base, at, v, 1); /* where libunwind stops */
+        if (v != frames[i + 1]) return false;
+        pf->off[i + 1] = (int16_t)(at - base);
+        if (r.bp_saved) {
+            bp_at = (const uintptr_t *)(cfa + (intptr_t)r.bp_off);
+            if (bp_at < base - 1 || (uintptr_t)bp_at >= sc.hi || ((uintptr_t)bp_at & (sizeof *at - 1))) return false;
+            bp = *bp_at;
+            bp_noted = false;
+        }
+        sp = cfa;
+    }
 }
 
 /* The layout cache's tag of n stack values (chained by values_step) read through layout serial: a
@@ -338,6 +379,11 @@ static inline struct st_way *st_set(uint64_t tag) {
     return sc.t->st[(tag >> 20) & (ST_SETS - 1)];
 }
 
+/* The value word j of layout l must hold at a call site whose return-address slot is base. */
+static inline uintptr_t ly_want(const struct layout *l, uint32_t j, const uintptr_t *base) {
+    return (uintptr_t)(intptr_t)l->xval[j] + (l->xabs[j] ? 0 : (uintptr_t)base);
+}
+
 /* The native stack (no Python frames) at call site (ra, sp), when one of the site's layouts finds
  * a stack this thread has met there; NULL otherwise. sc_lookup(ra, sp) has said the thread's
  * caches are usable and sp is on its stack. */
@@ -347,6 +393,10 @@ static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layo
     for (int w = 0; w < LY_WAYS; w++) {
         const struct layout *l = &set[w];
         if (l->ra != ra || l->sp != sp || !l->serial) continue;
+        uintptr_t d = 0;
+        for (uint32_t j = 0; j < l->m; j++)
+            d |= base[l->xoff[j]] ^ ly_want(l, j, base);
+        if (d) continue; /* the walk would read other words: not this layout */
         uint32_t n = l->n;
         uintptr_t v[SC_MAX_FRAMES];
         uint64_t h = 0;
@@ -369,42 +419,53 @@ static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layo
     return NULL;
 }
 
+/* Call-site entry e holds stack s with its proof, given as offsets (off, xoff, xval, xabs) from
+ * the return-address slot of call site sp. */
+static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, const int16_t *off, uint32_t m,
+                    const int16_t *xoff, const int32_t *xval, const uint8_t *xabs) {
+    const uintptr_t *base = (const uintptr_t *)sp - 1;
+    uint32_t n = (uint32_t)s->key[0];
+    e->n = n;
+    for (uint32_t i = 0; i < n; i++) {
+        e->chk[i].at = base + off[i];
+        e->chk[i].val = s->key[1 + i];
+    }
+    e->m = m;
+    for (uint32_t j = 0; j < m; j++) {
+        e->chk[n + j].at = base + xoff[j];
+        e->chk[n + j].val = (uintptr_t)(intptr_t)xval[j] + (xabs[j] ? 0 : (uintptr_t)base);
+    }
+}
+
 /* A layout-cache hit of stack s at call site (ra, sp), whose call-site entry is e: the second hit
- * in a row of the same stack there makes e valid (its slots are the layout's), so a call site that
- * keeps its stack is then recognised by the slot checks alone. The first one only notes the stack
- * (n stays 0: the unwinding path never takes e for a stack seen once). */
+ * in a row of the same stack there makes e valid (its proof is the layout's), so a call site that
+ * keeps its stack is then recognised by the call-site checks alone. The first one only notes the
+ * stack (n stays 0: the unwinding path never takes e for a stack seen once). */
 static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, const struct stack *s, const struct layout *l) {
     if (e->valid || e->ra != ra || e->sp != sp || e->id != s->id || e->n || e->npy) {
         e->ra = ra;
         e->sp = sp;
         e->id = s->id;
-        e->n = e->npy = 0;
+        e->n = e->npy = e->m = 0;
         e->valid = 0;
         return;
     }
-    const uintptr_t *base = (const uintptr_t *)sp - 1;
-    e->n = l->n;
-    for (uint32_t i = 0; i < l->n; i++) {
-        e->ip[i] = s->key[1 + i];
-        e->slot[i] = base + l->off[i];
-    }
+    sc_fill(e, sp, s, l->off, l->m, l->xoff, l->xval, l->xabs);
     e->valid = 1;
 }
 
-/* Remembers native stack s (s->key[0] frames, frames[0] == ra) unwound at call site (ra, sp), whose
- * return addresses sit in slot[]: its layout, then the stack under that layout. */
-static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const uintptr_t *const *slot) {
-    uint32_t n = (uint32_t)s->key[0];
-    const uintptr_t *frames = s->key + 1, *base = (const uintptr_t *)sp - 1;
+/* Remembers native stack s (s->key[0] frames, frames[0] == ra) unwound at call site (ra, sp) with
+ * its proof pf: its layout, then the stack under that layout. */
+static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const struct proof *pf) {
+    uint32_t n = pf->n, m = pf->m;
+    const uintptr_t *frames = s->key + 1;
     struct layout *set = ly_set(ra, sp), *l = NULL;
     for (int w = 0; w < LY_WAYS && !l; w++) {
         struct layout *c = &set[w];
-        if (c->serial && c->ra == ra && c->sp == sp && c->n == n) {
-            uint32_t i = 0;
-            while (i < n && base + c->off[i] == slot[i])
-                i++;
-            if (i == n) l = c;
-        }
+        if (c->serial && c->ra == ra && c->sp == sp && c->n == n && c->m == m &&
+            !memcmp(c->off, pf->off, n * sizeof *c->off) && !memcmp(c->xoff, pf->xoff, m * sizeof *c->xoff) &&
+            !memcmp(c->xval, pf->xval, m * sizeof *c->xval) && !memcmp(c->xabs, pf->xabs, m))
+            l = c;
     }
     if (!l) { /* a new layout replaces the oldest */
         memmove(set + 1, set, (LY_WAYS - 1) * sizeof *set);
@@ -412,9 +473,12 @@ static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const uint
         l->ra = ra;
         l->sp = sp;
         l->n = n;
+        l->m = m;
         l->serial = ++sc.t->serial ? sc.t->serial : ++sc.t->serial;
-        for (uint32_t i = 0; i < n; i++)
-            l->off[i] = (uint16_t)(slot[i] - base);
+        memcpy(l->off, pf->off, n * sizeof *l->off);
+        memcpy(l->xoff, pf->xoff, m * sizeof *l->xoff);
+        memcpy(l->xval, pf->xval, m * sizeof *l->xval);
+        memcpy(l->xabs, pf->xabs, m);
     }
     uint64_t h = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -423,90 +487,6 @@ static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const uint
     struct st_way *ways = st_set(tag);
     memmove(ways + 1, ways, (ST_WAYS - 1) * sizeof *ways);
     ways[0] = (struct st_way){tag, (struct stack *)s};
-}
-
-static struct fsize *fs_find(uintptr_t ip, bool add) {
-    struct fsize *fs = sc.t->fs;
-    uint32_t h = (uint32_t)(mix64(ip) & (FS_SLOTS - 1));
-    for (uint32_t i = 0; i < FS_PROBE; i++) {
-        struct fsize *e = &fs[(h + i) & (FS_SLOTS - 1)];
-        if (e->ip == ip) return e;
-        if (!e->ip) return add ? e : NULL;
-    }
-    if (!add) return NULL;
-    /* full: the first slot with a fixed size is taken over; a size marked varying is kept (forgotten,
-     * it could be learned again and served) */
-    for (uint32_t i = 0; i < FS_PROBE; i++) {
-        struct fsize *e = &fs[(h + i) & (FS_SLOTS - 1)];
-        if (e->words) return e;
-    }
-    return NULL;
-}
-
-/* A frame size was seen to change: the layouts and call-site entries already derived from the old
- * size stop serving (rare: cleared outright). Stacks under the old layouts' serials are never
- * reached again (serials are not reused) and age out of their sets. */
-static void sc_forget_layouts(void) {
-    memset(sc.t->e, 0, sizeof sc.t->e);
-    memset(sc.t->ly, 0, sizeof sc.t->ly);
-}
-
-/* Learns the frame sizes of the n return addresses frames[] (frames[0] == the call site's, at sp - 1
- * word) from libunwind's cursor; false when the cursor cannot give them. */
-static bool fs_learn(const uintptr_t *frames, uint32_t n, uintptr_t sp) {
-    uintptr_t ip[CMT_MAX_FRAMES + OWN_MARGIN];
-    const uintptr_t *slot[CMT_MAX_FRAMES + OWN_MARGIN];
-    int got = unwind_slots(ip, slot, (int)n + OWN_MARGIN), skip = 0;
-    while (skip < got && cmt_is_own_address((const void *)ip[skip]))
-        skip++;
-    if ((uint32_t)(got - skip) < n || slot[skip] != (const uintptr_t *)sp - 1) return false;
-    for (uint32_t i = 0; i < n; i++)
-        if (ip[skip + i] != frames[i] || !slot[skip + i]) return false;
-    bool ok = true, varied = false;
-    for (uint32_t i = 0; i + 1 < n; i++) {
-        const uintptr_t *a = slot[skip + i], *b = slot[skip + i + 1];
-        if (b <= a || b - a > UINT16_MAX) {
-            ok = false;
-            break;
-        }
-        struct fsize *e = fs_find(frames[i], true);
-        if (!e) continue; /* the probe window holds only sizes marked varying */
-        if (e->ip != frames[i])
-            *e = (struct fsize){frames[i], (uint32_t)(b - a)};
-        else if (e->words && e->words != (uint32_t)(b - a)) {
-            e->words = 0;  /* varies: never derived again, */
-            varied = true; /* nor served from what was derived before */
-        }
-    }
-    if (varied) sc_forget_layouts();
-    return ok;
-}
-
-/* The stack slot of each of the n return addresses frames[] of a stack unwound at call site (ra,
- * sp), from the frame size of each (learned once per return address with libunwind's cursor, which
- * is slow), each slot checked to hold its return address. False when a frame's size is not fixed,
- * or a slot lies beyond a layout's reach. */
-static bool find_slots(const uintptr_t *frames, uint32_t n, uintptr_t sp, const uintptr_t **slot) {
-    const uintptr_t *base = (const uintptr_t *)sp - 1;
-    for (int learned = 0;; learned = 1) {
-        uint32_t i = 0;
-        bool varies = false;
-        slot[0] = base;
-        for (; i + 1 < n; i++) {
-            const struct fsize *e = fs_find(frames[i], false);
-            if (!e) break;
-            if (!e->words) {
-                varies = true;
-                break;
-            }
-            const uintptr_t *next = slot[i] + e->words;
-            if ((uintptr_t)next >= sc.hi || next - base > UINT16_MAX || *next != frames[i + 1]) break;
-            slot[i + 1] = next;
-        }
-        if (i + 1 >= n) return true;
-        /* an unknown frame size, or one that did not fit: learn (a size that changed is marked) */
-        if (learned || varies || !fs_learn(frames, n, sp)) return false;
-    }
 }
 
 /* The index, from i on, of the next native frame in the interpreter's eval loop (n: none). */
@@ -566,18 +546,20 @@ uint32_t cmt_stack_capture(const void *frame) {
     key[0] = n | (uintptr_t)k << 32;
     const struct stack *s = stack_intern(key, 1 + n + 2 * k);
     if (!s) return 0;
-    const uintptr_t *slot[SC_MAX_FRAMES];
-    if (ce && frames[0] == ra && find_slots(frames, n, csp, slot)) {
-        if (npy == 0) lc_add(ra, csp, s, slot);
+    /* n < depth: the stack ended there, unless the buffer was full of the tracker's own frames */
+    struct proof pf;
+    if (ce && frames[0] == ra && (n == depth || got < (int)depth + OWN_MARGIN) &&
+        prove(frames, n, csp, n < depth, &pf)) {
+        if (npy == 0) lc_add(ra, csp, s, &pf);
         ce->ra = ra;
         ce->sp = csp;
-        ce->n = n;
         ce->id = s->id;
-        memcpy(ce->ip, frames, n * sizeof *frames);
-        memcpy(ce->slot, slot, n * sizeof *slot);
+        sc_fill(ce, csp, s, pf.off, pf.m, pf.xoff, pf.xval, pf.xabs);
         ce->npy = (uint32_t)npy;
         memcpy(ce->py, py, (size_t)npy * sizeof *py);
         ce->valid = 1;
+    } else if (ce) {
+        ce->valid = 0;
     }
     return s->id;
 }
@@ -592,8 +574,10 @@ static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
         memset(&cache, 0, sizeof cache);
         cache.gen = gen;
     }
+    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_acquire);
     struct stack *c = cache.e[h & (TLS_CACHE - 1)];
-    if (c && c->hash == h && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0) return c;
+    if (c && c->hash == h && c->epoch == epoch && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0)
+        return c;
 
     /* new to this thread: make sure every frame's module is in the dump first */
     cmt_modules_cover((const void *const *)(key + 1), (uint32_t)key[0]);
@@ -602,10 +586,18 @@ static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
     struct stack *s = NULL;
     pthread_mutex_lock(&stripes[k].lock);
     HASH_FIND_BYHASHVALUE(hh, stripes[k].table, key, words * sizeof *key, (unsigned)h, s);
+    if (s && s->epoch != epoch) {
+        /* defined before a library was unloaded: its addresses may now be another library's, so the
+         * stack is defined again, after the module records of what is mapped now (the old entry
+         * stays allocated: other threads' caches may still point at it) */
+        HASH_DELETE(hh, stripes[k].table, s);
+        s = NULL;
+    }
     if (!s) {
         s = malloc(sizeof *s + words * sizeof *key);
         if (s) {
             s->id = atomic_fetch_add(&next_id, 1) + 1;
+            s->epoch = epoch;
             s->words = words;
             s->hash = h;
             memcpy(s->key, key, words * sizeof *key);

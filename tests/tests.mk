@@ -110,3 +110,4 @@ $(FAKE_OUT)/progs/fake_getproc_test: tests/progs/fake_getproc_test.c $(FAKE_GETP
 $(FAKE_OUT)/progs/libdlsymcount.so: tests/progs/dlsymcount.c tests/tests.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ $< -ldl
+-include tests/stackcache/stackcache.mk
