@@ -179,7 +179,7 @@ struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uin
             f[0].file = pc ? pc->file : NULL;
             f[0].line = (int)(in[i].line > INT32_MAX ? 0 : in[i].line);
         } else {
-            n = cmt_sym_resolve(a->sym, rp->mods, rp->nmods, in[i].addr, f, CMT_SYM_MAX_INLINE);
+            n = cmt_sym_resolve(a->sym, rp->mods, rp->nmods, st->mod_epoch, in[i].addr, f, CMT_SYM_MAX_INLINE);
             for (size_t k = 0; k < n; k++) {
                 f[k].kind = CMT_FRAME_NATIVE;
                 f[k].hidden = in[i].eval ? CMT_HIDE_INTERPRETER : CMT_SHOW;

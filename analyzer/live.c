@@ -157,6 +157,7 @@ static void note_stack(struct cmt_live_proc *p, const struct cmt_event *ev) {
     size_t max = (size_t)ev->nframes + ev->npy;
     p->stacks[i].frames = malloc((max ? max : 1) * sizeof *p->stacks[i].frames);
     p->stacks[i].n = p->stacks[i].frames ? cmt_stack_frames(ev, p->stacks[i].frames, max, 0) : 0;
+    p->stacks[i].mod_epoch = p->r.mod_events;
 }
 
 static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_live_proc *p);
@@ -333,7 +334,7 @@ size_t cmt_live_frames(struct cmt_live *L, size_t proc, uint64_t stack, struct c
             continue;
         }
         struct cmt_sym_frame fr[CMT_SYM_MAX_INLINE];
-        size_t k = cmt_sym_resolve(L->sym, p->r.mods, p->r.nmods, f->addr, fr, CMT_SYM_MAX_INLINE);
+        size_t k = cmt_sym_resolve(L->sym, p->r.mods, p->r.nmods, s->mod_epoch, f->addr, fr, CMT_SYM_MAX_INLINE);
         for (size_t j = 0; j < k && n < max; j++)
             out[n++] = fr[j];
     }

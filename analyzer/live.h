@@ -23,6 +23,7 @@
 struct cmt_live_stackdef { /* a stack's frames, Python frames interleaved (cmt_stack_frames) */
     size_t n;
     struct cmt_frame *frames;
+    uint64_t mod_epoch; /* the module map it resolves against (cmt_sym_resolve) */
 };
 
 struct cmt_live_proc {

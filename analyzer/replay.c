@@ -564,6 +564,7 @@ static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
     m->build_id_len = e->str2_len;
     memcpy(m->segs, e->segs, e->nseg * sizeof *m->segs);
     m->nseg = e->nseg;
+    m->loaded_at = ++r->mod_events;
     r->nmods++;
 }
 
@@ -588,6 +589,7 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
         s->nframes = e->nframes;
         s->py = py;
         s->npy = e->npy;
+        s->mod_epoch = r->mod_events;
         return;
     }
     if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
@@ -596,7 +598,7 @@ static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
         free(py);
         return;
     }
-    t->stacks[t->nstacks] = (struct cmt_stack){e->id, e->nframes, fr, e->npy, py};
+    t->stacks[t->nstacks] = (struct cmt_stack){e->id, e->nframes, fr, e->npy, py, r->mod_events};
     *slot = (uint32_t)++t->nstacks;
 }
 
@@ -779,8 +781,12 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         if (!t->snapshot_only) def_module(r, e);
         break;
     case CMT_REC_MODULE_UNLOAD:
+        r->mod_events++;
         for (size_t i = 0; i < r->nmods; i++)
-            if (r->mods[i].id == e->id) r->mods[i].unloaded = 1;
+            if (r->mods[i].id == e->id && !r->mods[i].unloaded) {
+                r->mods[i].unloaded = 1;
+                r->mods[i].unloaded_at = r->mod_events;
+            }
         break;
     case CMT_REC_UNMATCHED_PROC:
         r->unmatched_records++;

@@ -37,6 +37,7 @@ struct cmt_stack {
     const uint64_t *frames; /* return addresses, innermost first */
     uint32_t npy;
     const struct cmt_pyframe_rec *py; /* Python frames, innermost first (reader.h) */
+    uint64_t mod_epoch;               /* the module map it resolves against: cmt_replay.mod_events at its STACK */
 };
 
 /* A Python code object (PYCODE record) of the process, copied out of the dump. */
@@ -53,6 +54,9 @@ struct cmt_module {
     uint32_t nseg;
     struct cmt_segment *segs;
     int unloaded;
+    /* the module map's history (cmt_replay.mod_events): mapped from loaded_at, up to unloaded_at
+     * (0: never unloaded) */
+    uint64_t loaded_at, unloaded_at;
 };
 
 struct cmt_devstate {
@@ -180,6 +184,7 @@ struct cmt_replay {
     size_t nooms;
     struct cmt_module *mods;
     size_t nmods;
+    uint64_t mod_events;           /* MODULE_LOAD and MODULE_UNLOAD records so far */
     struct cmt_marker_log marks;   /* markers and the stacks growing across them (growth.h) */
     struct cmt_heaps *heaps;       /* NVTX memory heaps (heaps.h), NULL until one is seen */
     struct cmt_imported *imported; /* in order of import */

@@ -271,16 +271,23 @@ static size_t resolve_in(struct cmt_symbolizer *s, struct smod *sm, Dwarf_Addr a
     return n;
 }
 
-size_t cmt_sym_resolve(struct cmt_symbolizer *s, const struct cmt_module *mods, size_t nmods, uint64_t addr,
-                       struct cmt_sym_frame *out, size_t max) {
+static bool mapped_at(const struct cmt_module *m, uint64_t epoch) {
+    return m->loaded_at <= epoch && (!m->unloaded_at || m->unloaded_at > epoch);
+}
+
+size_t cmt_sym_resolve(struct cmt_symbolizer *s, const struct cmt_module *mods, size_t nmods, uint64_t epoch,
+                       uint64_t addr, struct cmt_sym_frame *out, size_t max) {
     if (!max) return 0;
     uint64_t q = addr ? addr - 1 : 0; /* a return address points after the call */
     const struct cmt_module *m = NULL;
-    for (size_t i = nmods; i-- > 0 && !m;) {
-        for (uint32_t k = 0; k < mods[i].nseg; k++) {
-            uint64_t lo = mods[i].base + mods[i].segs[k].vaddr;
-            if (q >= lo && q - lo < mods[i].segs[k].memsz) {
-                m = &mods[i];
+    /* first the modules mapped at epoch, then (none covers it) any, the last loaded first */
+    for (size_t i = 2 * nmods; i-- > 0 && !m;) {
+        if (i >= nmods && !mapped_at(&mods[i - nmods], epoch)) continue;
+        const struct cmt_module *c = &mods[i % nmods];
+        for (uint32_t k = 0; k < c->nseg; k++) {
+            uint64_t lo = c->base + c->segs[k].vaddr;
+            if (q >= lo && q - lo < c->segs[k].memsz) {
+                m = c;
                 break;
             }
         }

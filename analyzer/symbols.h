@@ -39,9 +39,13 @@ struct cmt_symbolizer;
 struct cmt_symbolizer *cmt_sym_new(int enabled, const char *debug_dir);
 void cmt_sym_free(struct cmt_symbolizer *s);
 
-/* Resolves a return address of a process whose modules are mods: writes the frames it stands for
- * (inlined calls first, innermost first; at least one, at most max) and returns how many. */
-size_t cmt_sym_resolve(struct cmt_symbolizer *s, const struct cmt_module *mods, size_t nmods, uint64_t addr,
-                       struct cmt_sym_frame *out, size_t max);
+/* Resolves a return address of a process whose modules are mods, against the module mapped at
+ * that address at point epoch of the module map's history (a stack's cmt_stack.mod_epoch: a
+ * library closed later, or loaded at the same address after it, is not the frame's; UINT64_MAX:
+ * the modules mapped last); when none was, the last module loaded there. Writes the frames it
+ * stands for (inlined calls first, innermost first; at least one, at most max) and returns how
+ * many. */
+size_t cmt_sym_resolve(struct cmt_symbolizer *s, const struct cmt_module *mods, size_t nmods, uint64_t epoch,
+                       uint64_t addr, struct cmt_sym_frame *out, size_t max);
 
 #endif
