@@ -508,8 +508,11 @@ uint32_t cmt_stack_capture(const void *frame) {
         ra = ((const uintptr_t *)frame)[1];
         csp = (uintptr_t)frame + 2 * sizeof(uintptr_t);
         ce = sc_lookup(ra, csp);
+        /* (no memcmp call when there are no Python frames: glibc's AVX-512 memcmp reads its
+         * empty operands with masked loads, which cost a microcode assist on every call while
+         * ce->py's page has never been touched) */
         if (ce && ce->valid && ce->ra == ra && ce->sp == csp && ce->npy == (uint32_t)npy &&
-            memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0 && sc_verify(ce))
+            (!npy || memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0) && sc_verify(ce))
             return ce->id;
         if (ce && npy == 0) {
             const struct layout *l;
