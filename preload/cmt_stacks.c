@@ -115,13 +115,12 @@ int cmt_stack_raw(void **buf, int n) {
  * the stack words the walk reads: the return-address slots, each saved rbp value a CFA was then
  * computed from, and the word that ended the walk. When a stack is unwound at a call site, that
  * walk is replayed with the rules (the slots it reads must give libunwind's frames, or nothing is
- * cached) and every word it read is noted with its value, rbp values relative to the call site's
- * slot: the stack's proof. A stack is served only where every noted word holds its noted value:
- * then the walk would read the same words and give the same stack. A frame realigned or sized
- * with alloca is rbp-based: its caller's slot moves with rbp, and rbp is among the words checked,
- * so stale return addresses left in the old slots prove nothing. A frame whose rule is anything
- * else (no CFI, a CFA expression, a signal frame) makes its stacks uncacheable: always unwound.
- * Two caches hold proofs:
+ * cached) and every word it read is noted with its value (at offsets from the call site's slot:
+ * every entry is for one stack pointer): the stack's proof. A stack is served only where every noted word holds its
+ * noted value: then the walk would read the same words and give the same stack. A frame realigned or sized with alloca
+ * is rbp-based: its caller's slot moves with rbp, and rbp is among the words checked, so stale return addresses left in
+ * the old slots prove nothing. A frame whose rule is anything else (no CFI, a CFA expression, a signal frame) makes its
+ * stacks uncacheable: always unwound. Two caches hold proofs:
  *  - the call-site cache (SC_ENTRIES direct-mapped entries, Python frames included: one native
  *    call site in the interpreter serves many Python call sites; the thread's Python frames are
  *    walked every time, a few loads each): the last stack met at each key and its proof;
@@ -136,14 +135,13 @@ int cmt_stack_raw(void **buf, int n) {
 
 /* A stack's proof at a call site: the words the walk reads, as word offsets from the call site's
  * return-address slot (csp - 1 word), with the values they must hold: the return addresses (the
- * stack's own frames), then the other words: a stack address (minus the slot's address, in
- * bytes) or, for the word that ended the walk, the value itself (abs). */
+ * stack's own frames), then the other words (saved rbp values: stack addresses, valid for this
+ * call site's stack pointer only, as every cache entry is; the word that ended the walk). */
 struct proof {
     uint32_t n, m;
     int16_t off[SC_MAX_FRAMES];
     int16_t xoff[SC_MAX_CHECKS];
-    int32_t xval[SC_MAX_CHECKS];
-    uint8_t xabs[SC_MAX_CHECKS];
+    uintptr_t xval[SC_MAX_CHECKS];
 };
 
 struct sc_entry {
@@ -180,8 +178,7 @@ struct layout {
     uint32_t serial, n, m; /* serial 0: empty */
     int16_t off[SC_MAX_FRAMES];
     int16_t xoff[SC_MAX_CHECKS];
-    int32_t xval[SC_MAX_CHECKS];
-    uint8_t xabs[SC_MAX_CHECKS];
+    uintptr_t xval[SC_MAX_CHECKS];
 };
 
 struct st_way {
@@ -309,14 +306,11 @@ static struct cmt_cfi_rule rule_of(uintptr_t ip) {
     return e->r;
 }
 
-/* Notes that word at (a stack word) holds v (abs) or the stack address base + v (!abs). */
-static bool note(struct proof *pf, const uintptr_t *base, const uintptr_t *at, uintptr_t v, int abs) {
-    intptr_t rel = abs ? (intptr_t)v : (intptr_t)(v - (uintptr_t)base);
-    if (pf->m == SC_MAX_CHECKS || at < base - 1 || at - base > INT16_MAX || rel > INT32_MAX || rel < INT32_MIN)
-        return false;
+/* Notes that stack word at holds v. */
+static bool note(struct proof *pf, const uintptr_t *base, const uintptr_t *at, uintptr_t v) {
+    if (pf->m == SC_MAX_CHECKS || at < base - 1 || at - base > INT16_MAX) return false;
     pf->xoff[pf->m] = (int16_t)(at - base);
-    pf->xval[pf->m] = (int32_t)rel;
-    pf->xabs[pf->m] = (uint8_t)abs;
+    pf->xval[pf->m] = v;
     pf->m++;
     return true;
 }
@@ -339,14 +333,14 @@ static bool prove(const uintptr_t *frames, uint32_t n, uintptr_t csp, bool ended
         if (r.kind == CMT_CFI_LAST) return i + 1 == n; /* libunwind's last frame */
         if (r.kind != CMT_CFI_STEP) return false;
         if (r.cfa_bp && !bp_noted) {
-            if (!note(pf, base, bp_at, bp, 0)) return false;
+            if (!note(pf, base, bp_at, bp)) return false;
             bp_noted = true;
         }
         uintptr_t cfa = (r.cfa_bp ? bp : sp) + (intptr_t)r.cfa_off;
         const uintptr_t *at = (const uintptr_t *)(cfa - sizeof *at);
         if (cfa <= sp || cfa > sc.hi || (cfa & (sizeof *at - 1)) || at - base > INT16_MAX) return false;
         uintptr_t v = *at;
-        if (i + 1 == n) return v < 0x4000 && note(pf, base, at, v, 1); /* where libunwind stops */
+        if (i + 1 == n) return v < 0x4000 && note(pf, base, at, v); /* where libunwind stops */
         if (v != frames[i + 1]) return false;
         pf->off[i + 1] = (int16_t)(at - base);
         if (r.bp_saved) {
@@ -379,11 +373,6 @@ static inline struct st_way *st_set(uint64_t tag) {
     return sc.t->st[(tag >> 20) & (ST_SETS - 1)];
 }
 
-/* The value word j of layout l must hold at a call site whose return-address slot is base. */
-static inline uintptr_t ly_want(const struct layout *l, uint32_t j, const uintptr_t *base) {
-    return (uintptr_t)(intptr_t)l->xval[j] + (l->xabs[j] ? 0 : (uintptr_t)base);
-}
-
 /* The native stack (no Python frames) at call site (ra, sp), when one of the site's layouts finds
  * a stack this thread has met there; NULL otherwise. sc_lookup(ra, sp) has said the thread's
  * caches are usable and sp is on its stack. */
@@ -395,7 +384,7 @@ static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layo
         if (l->ra != ra || l->sp != sp || !l->serial) continue;
         uintptr_t d = 0;
         for (uint32_t j = 0; j < l->m; j++)
-            d |= base[l->xoff[j]] ^ ly_want(l, j, base);
+            d |= base[l->xoff[j]] ^ l->xval[j];
         if (d) continue; /* the walk would read other words: not this layout */
         uint32_t n = l->n;
         uintptr_t v[SC_MAX_FRAMES];
@@ -419,10 +408,10 @@ static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layo
     return NULL;
 }
 
-/* Call-site entry e holds stack s with its proof, given as offsets (off, xoff, xval, xabs) from
- * the return-address slot of call site sp. */
+/* Call-site entry e holds stack s with its proof (off, xoff: offsets from the return-address slot
+ * of call site sp; xval: the other words' values). */
 static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, const int16_t *off, uint32_t m,
-                    const int16_t *xoff, const int32_t *xval, const uint8_t *xabs) {
+                    const int16_t *xoff, const uintptr_t *xval) {
     const uintptr_t *base = (const uintptr_t *)sp - 1;
     uint32_t n = (uint32_t)s->key[0];
     e->n = n;
@@ -433,7 +422,7 @@ static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, con
     e->m = m;
     for (uint32_t j = 0; j < m; j++) {
         e->chk[n + j].at = base + xoff[j];
-        e->chk[n + j].val = (uintptr_t)(intptr_t)xval[j] + (xabs[j] ? 0 : (uintptr_t)base);
+        e->chk[n + j].val = xval[j];
     }
 }
 
@@ -450,7 +439,7 @@ static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, const struct
         e->valid = 0;
         return;
     }
-    sc_fill(e, sp, s, l->off, l->m, l->xoff, l->xval, l->xabs);
+    sc_fill(e, sp, s, l->off, l->m, l->xoff, l->xval);
     e->valid = 1;
 }
 
@@ -464,7 +453,7 @@ static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const stru
         struct layout *c = &set[w];
         if (c->serial && c->ra == ra && c->sp == sp && c->n == n && c->m == m &&
             !memcmp(c->off, pf->off, n * sizeof *c->off) && !memcmp(c->xoff, pf->xoff, m * sizeof *c->xoff) &&
-            !memcmp(c->xval, pf->xval, m * sizeof *c->xval) && !memcmp(c->xabs, pf->xabs, m))
+            !memcmp(c->xval, pf->xval, m * sizeof *c->xval))
             l = c;
     }
     if (!l) { /* a new layout replaces the oldest */
@@ -478,7 +467,6 @@ static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const stru
         memcpy(l->off, pf->off, n * sizeof *l->off);
         memcpy(l->xoff, pf->xoff, m * sizeof *l->xoff);
         memcpy(l->xval, pf->xval, m * sizeof *l->xval);
-        memcpy(l->xabs, pf->xabs, m);
     }
     uint64_t h = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -557,7 +545,7 @@ uint32_t cmt_stack_capture(const void *frame) {
         ce->ra = ra;
         ce->sp = csp;
         ce->id = s->id;
-        sc_fill(ce, csp, s, pf.off, pf.m, pf.xoff, pf.xval, pf.xabs);
+        sc_fill(ce, csp, s, pf.off, pf.m, pf.xoff, pf.xval);
         ce->npy = (uint32_t)npy;
         memcpy(ce->py, py, (size_t)npy * sizeof *py);
         ce->valid = 1;
