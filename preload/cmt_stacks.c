@@ -151,7 +151,7 @@ struct sc_entry {
     struct {
         const uintptr_t *at;
         uintptr_t val;
-    } chk[SC_MAX_FRAMES + SC_MAX_CHECKS]; /* the n return addresses', then the m other words' */
+    } chk[SC_MAX_FRAMES + SC_MAX_CHECKS]; /* the n return addresses' and the m other words' */
     struct cmt_pyframe py[SC_MAX_PY];
 };
 
@@ -415,14 +415,18 @@ static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, con
     const uintptr_t *base = (const uintptr_t *)sp - 1;
     uint32_t n = (uint32_t)s->key[0];
     e->n = n;
-    for (uint32_t i = 0; i < n; i++) {
-        e->chk[i].at = base + off[i];
-        e->chk[i].val = s->key[1 + i];
-    }
     e->m = m;
-    for (uint32_t j = 0; j < m; j++) {
-        e->chk[n + j].at = base + xoff[j];
-        e->chk[n + j].val = xval[j];
+    /* in address order (the stack words are read as the old slot checks read them: the return
+     * addresses and saved rbp values mixed, one cache line after the other; an insertion sort of a
+     * few dozen words, once per entry) */
+    for (uint32_t i = 0, k = 0; i < n + m; i++, k++) {
+        const uintptr_t *a = i < n ? base + off[i] : base + xoff[i - n];
+        uintptr_t v = i < n ? s->key[1 + i] : xval[i - n];
+        uint32_t j = k;
+        for (; j > 0 && e->chk[j - 1].at > a; j--)
+            e->chk[j] = e->chk[j - 1];
+        e->chk[j].at = a;
+        e->chk[j].val = v;
     }
 }
 

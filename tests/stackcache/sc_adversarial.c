@@ -31,7 +31,7 @@
 static volatile int sink;
 static int rounds = 40;
 static __thread size_t next_size;
-static void (*volatile pick)(void);
+static __thread void (*volatile pick)(void); /* per thread: the threads run the same patterns */
 static CUcontext ctx;
 
 #define NI __attribute__((noinline))
