@@ -5,9 +5,11 @@
  * pointers, sibling calls) and -O2 -fno-omit-frame-pointer. Each allocation has its own size (the
  * thread's counter), so that tests/cases/preload_stack_cache_adversarial.sh pairs the allocations
  * of a run with the stack cache on and off exactly. Patterns (argv[1], default "all"):
- *   realign  X1 (512 B of locals) and X2 (16 B) and X3 (48 B) call A, whose frame is realigned by a
- *            64-byte-aligned local
- *   alloca   A sized with alloca so that leaf runs at the same stack pointer from X1 and X2
+ *   realign  X1 (512 B of locals), X2 (16 B) and X3 (32 B) call A, whose frame is realigned by a
+ *            64-byte-aligned local (X2 and X3 reach leaf at the same stack pointer in most
+ *            alignments), first from one call instruction (X2 and X3, then X1), then from their own
+ *   alloca   A sized with alloca so that leaf runs at the same stack pointer from Y1 (512 B of
+ *            locals) and Y2 (16 B), first from one call instruction, then from their own
  *   recurse  recursion of varying depth, with an alloca frame on some levels
  *   fnptr    the callers through a table of function pointers
  *   longjmp  a path abandoned by longjmp, then another path at the same depth
