@@ -1,4 +1,4 @@
-# The stack cache never changes a stack (README, "Call stacks"): tests/stackcache/sc_adversarial
+# The stack cache never changes a stack (README, CUMEMTRACK_STACK_CACHE): tests/stackcache/sc_adversarial
 # (realigned frames, alloca, recursion, function pointers, longjmp, fibers on the thread's stack,
 # signal handlers, threads, tail calls; built without and with frame pointers) records, allocation
 # by allocation, the same stack with CUMEMTRACK_STACK_CACHE=1 as with 0 (every stack from
