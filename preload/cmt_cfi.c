@@ -4,9 +4,11 @@
  * rule for rsp, rbp kept in another register, an encoding not handled here) is CMT_CFI_NONE.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 
 #include "cmt_cfi.h"
+#include "cmt_internal.h"
 
 #define REG_RBP 6
 #define REG_RSP 7
@@ -262,13 +264,62 @@ static int run(struct cur *c, struct state *s, const struct state *init, uintptr
     return c->ok;
 }
 
+#if defined(__x86_64__)
+/* glibc 2.35's _dl_find_object (lock-free), looked up at run time so that the tracer still loads
+ * on glibc 2.34; without it, dl_iterate_phdr (the loader's lock, as libunwind's own lookups) */
+#ifdef DLFO_EH_SEGMENT_TYPE
+static int (*find_object)(void *, struct dl_find_object *);
+#endif
+static _Atomic int find_state; /* 0 not looked up, 1 done */
+
+struct phdr_query {
+    uintptr_t pc;
+    const uint8_t *hdr;
+};
+
+static int phdr_visit(struct dl_phdr_info *info, size_t size, void *arg) {
+    struct phdr_query *q = arg;
+    (void)size;
+    const uint8_t *hdr = NULL;
+    int in = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && q->pc >= lo && q->pc - lo < ph->p_memsz) in = 1;
+        if (ph->p_type == PT_GNU_EH_FRAME) hdr = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+    }
+    if (!in) return 0;
+    q->hdr = hdr;
+    return 1;
+}
+
+/* The .eh_frame_hdr of the object that holds pc (NULL: none). */
+static const uint8_t *eh_frame_hdr(uintptr_t pc) {
+    if (!atomic_load_explicit(&find_state, memory_order_acquire)) {
+#ifdef DLFO_EH_SEGMENT_TYPE
+        if (cmt_real_dlsym)
+            find_object = (int (*)(void *, struct dl_find_object *))cmt_real_dlsym(RTLD_DEFAULT, "_dl_find_object");
+#endif
+        atomic_store_explicit(&find_state, 1, memory_order_release);
+    }
+#ifdef DLFO_EH_SEGMENT_TYPE
+    if (find_object) {
+        struct dl_find_object fo;
+        return find_object((void *)pc, &fo) == 0 ? fo.dlfo_eh_frame : NULL;
+    }
+#endif
+    struct phdr_query q = {pc, NULL};
+    dl_iterate_phdr(phdr_visit, &q);
+    return q.hdr;
+}
+#endif
+
 struct cmt_cfi_rule cmt_cfi_rule(uintptr_t ra) {
     struct cmt_cfi_rule none = {CMT_CFI_NONE, 0, 0, 0, 0};
-#if defined(__x86_64__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+#if defined(__x86_64__)
     uintptr_t pc = ra - 1;
-    struct dl_find_object fo;
-    if (!ra || _dl_find_object((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame) return none;
-    const uint8_t *hdr = fo.dlfo_eh_frame;
+    const uint8_t *hdr = ra ? eh_frame_hdr(pc) : NULL;
+    if (!hdr) return none;
     if (hdr[0] != 1 || hdr[3] != 0x3b) return none; /* version 1, table: datarel sdata4 */
     struct cur c = {hdr + 4, hdr + 4 + 16, 1};
     encoded(&c, hdr[1], (uintptr_t)hdr);
