@@ -267,10 +267,8 @@ static int run(struct cur *c, struct state *s, const struct state *init, uintptr
 #if defined(__x86_64__)
 /* glibc 2.35's _dl_find_object (lock-free), looked up at run time so that the tracer still loads
  * on glibc 2.34; without it, dl_iterate_phdr (the loader's lock, as libunwind's own lookups) */
-#ifdef DLFO_EH_SEGMENT_TYPE
-static int (*find_object)(void *, struct dl_find_object *);
-#endif
-static _Atomic int find_state; /* 0 not looked up, 1 done */
+static void *_Atomic find_object; /* _dl_find_object, NULL: none */
+static _Atomic int find_state;    /* 0 not looked up, 1 done */
 
 struct phdr_query {
     uintptr_t pc;
@@ -295,17 +293,15 @@ static int phdr_visit(struct dl_phdr_info *info, size_t size, void *arg) {
 
 /* The .eh_frame_hdr of the object that holds pc (NULL: none). */
 static const uint8_t *eh_frame_hdr(uintptr_t pc) {
-    if (!atomic_load_explicit(&find_state, memory_order_acquire)) {
 #ifdef DLFO_EH_SEGMENT_TYPE
-        if (cmt_real_dlsym)
-            find_object = (int (*)(void *, struct dl_find_object *))cmt_real_dlsym(RTLD_DEFAULT, "_dl_find_object");
-#endif
+    if (!atomic_load_explicit(&find_state, memory_order_acquire)) {
+        if (cmt_real_dlsym) atomic_store(&find_object, cmt_real_dlsym(RTLD_DEFAULT, "_dl_find_object"));
         atomic_store_explicit(&find_state, 1, memory_order_release);
     }
-#ifdef DLFO_EH_SEGMENT_TYPE
-    if (find_object) {
+    void *f = atomic_load_explicit(&find_object, memory_order_relaxed);
+    if (f) {
         struct dl_find_object fo;
-        return find_object((void *)pc, &fo) == 0 ? fo.dlfo_eh_frame : NULL;
+        return ((int (*)(void *, struct dl_find_object *))f)((void *)pc, &fo) == 0 ? fo.dlfo_eh_frame : NULL;
     }
 #endif
     struct phdr_query q = {pc, NULL};
