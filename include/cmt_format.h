@@ -185,7 +185,7 @@
 #define CMT_MAX_SEGMENTS 64u
 
 /* Record types: X(NAME, type byte). The one list: the enum below and the reader's names
- * (analyzer/reader.c, "ALLOC", "MODULE_LOAD"...) are generated from it. Core types are below
+ * (analyzer/read/reader.c, "ALLOC", "MODULE_LOAD"...) are generated from it. Core types are below
  * CMT_REC_EXT_FIRST; extension types (CMT_REC_EXT_FIRST..CMT_REC_EXT_LAST) carry a length. */
 #define CMT_RECORDS(X)                                                                             \
     X(ALLOC, 0x01)                                                                                 \

@@ -1,6 +1,6 @@
 /*
  * cmt_records.h — every record the tracer writes, one encoder each, in the order and with the
- * fields of the record list in include/cmt_format.h (the reader, analyzer/reader.c, mirrors them).
+ * fields of the record list in include/cmt_format.h (the reader, analyzer/read/reader.c, mirrors them).
  * No other module encodes a payload: they call these. Framing (sequence, time, staging block)
  * is the writer's (cmt_writer.h). ALLOC, RETRACK and FREE take the sequence number and time the
  * caller took where it decided the event's place in the order; the others take their own

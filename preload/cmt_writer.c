@@ -175,7 +175,7 @@ static void fill_dump_id(uint8_t id[16]) {
 }
 
 /* Fills the header of a new dump; the magic last (after a release fence), so a follower that finds
- * the file while this runs sees no dump yet (analyzer/reader.h cmt_dump_being_created) rather
+ * the file while this runs sees no dump yet (analyzer/read/reader.h cmt_dump_being_created) rather
  * than a header without its times, host and rank, which it would keep. */
 static void fill_header(struct cmt_file_header *h) {
     h->version_major = CMT_VERSION_MAJOR;

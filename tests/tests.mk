@@ -40,10 +40,10 @@ $(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c include/cmt_format.
 $(FAKE_OUT)/fakecuda/libcuda.so: $(FAKE_OUT)/fakecuda/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 
-# --- fake NVML (shares the NVML ABI declarations of analyzer/cmt_nvml.h) ---------------------
-$(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/cmt_nvml.h tests/tests.mk
+# --- fake NVML (shares the NVML ABI declarations of analyzer/read/cmt_nvml.h) ---------------------
+$(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/read/cmt_nvml.h tests/tests.mk
 	@mkdir -p $(@D)
-	$(CC) $(FAKE_PIC_CFLAGS) -Ianalyzer -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -lpthread
+	$(CC) $(FAKE_PIC_CFLAGS) -Ianalyzer/read -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -lpthread
 
 # the same fake as a driver that lacks some entry points (tests/fakecuda/old_driver.map)
 test-programs: $(FAKE_OUT)/fakecuda_old/libcuda.so.1

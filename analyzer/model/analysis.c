@@ -5,7 +5,7 @@
  */
 #include "analysis.h"
 
-#include "../preload/cmt_python.h" /* CMT_PY_LAYOUTS: the CPython versions the tracer walks */
+#include "../../preload/cmt_python.h" /* CMT_PY_LAYOUTS: the CPython versions the tracer walks */
 #include "gpumerge.h"
 #include "running.h"
 

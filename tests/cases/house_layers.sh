@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The analyzer's folders are layers (util -> read -> model -> render -> cmd, docs/ARCHITECTURE.md):
+# every module of a folder uses (by symbol, from the built objects) only modules of its own folder
+# or the folders below, and no modules use each other in a circle (scripts/layers.py). The build
+# already refuses an upward #include (each folder compiles with the include paths of the folders
+# below it only); this checks the calls too, and that every analyzer source lies in a layer folder.
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+command -v nm >/dev/null || { echo "no nm"; exit 77; }
+command -v python3 >/dev/null || { echo "no python3"; exit 77; }
+root=$CMT_ROOT
+stray=$(find "$root/analyzer" -maxdepth 1 -name '*.[ch]')
+[ -z "$stray" ] || fail "analyzer sources outside a layer folder: $stray"
+layers=()
+for l in util read model render cmd; do
+    mods=$(cd "$root/analyzer/$l" && ls *.c | sed 's/\.c$//' | tr '\n' ' ')
+    [ -n "$mods" ] || fail "analyzer/$l has no source"
+    echo "$l: $mods" >>layers.txt
+done
+for d in "$root"/analyzer/*/; do
+    case $(basename "$d") in util | read | model | render | cmd) ;; *) fail "unknown analyzer folder $d" ;; esac
+done
+objs=$(find "$CMT_BUILD/analyzer" -name '*.o' -not -path '*/gen/*')
+[ -n "$objs" ] || fail "no analyzer objects under $CMT_BUILD/analyzer: make"
+# every source has its object (no stale tree)
+n_src=$(find "$root/analyzer" -name '*.c' | wc -l)
+n_obj=0
+for s in $(cd "$root/analyzer" && find . -name '*.c'); do
+    [ -f "$CMT_BUILD/analyzer/${s%.c}.o" ] && n_obj=$((n_obj + 1))
+done
+[ "$n_obj" -eq "$n_src" ] || fail "$n_src analyzer sources but $n_obj objects: make"
+python3 "$root/scripts/layers.py" --quiet --layers layers.txt $objs >layers.out
+rc=$?
+cat layers.out
+[ $rc -eq 0 ] || fail "the analyzer's layers are broken (above)"
+# the check itself catches an upward use: render's symbol used from read
+printf 'util: %s\nread: %s\nmodel: %s\nrender: %s\ncmd: %s\n' "$(sed -n 's/^util: //p' layers.txt)" \
+    "$(sed -n 's/^read: //p' layers.txt) $(sed -n 's/^render: //p' layers.txt)" \
+    "$(sed -n 's/^model: //p' layers.txt)" "" "$(sed -n 's/^cmd: //p' layers.txt)" >inverted.txt
+python3 "$root/scripts/layers.py" --quiet --layers inverted.txt $objs >inverted.out &&
+    fail "layers.py passed a layer order with render below model"
+grep -q '^upward: ' inverted.out || fail "layers.py named no upward use"
+echo "ok analyzer layers: $(wc -l <layers.txt) folders, no circle, no upward use"
+echo PASS
