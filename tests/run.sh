@@ -5,7 +5,8 @@
 #
 # Cases run CMT_TEST_JOBS at a time (default: twice the CPUs, at least 2; most cases wait on
 # child processes, pipes and sleeps more than they compute). A case whose first 12 lines hold
-# "cmt-test: serial" (timing windows, a pty, a whole-machine load) runs alone, after the others.
+# "cmt-test: serial" (timing windows, a whole-machine load) runs alone, after the others; one
+# whose first lines hold "cmt-test: long" (tens of seconds) starts before the rest.
 # Each result line is printed when its case ends; a failing case's log tail follows it.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,12 +48,18 @@ report() {
     esac
 }
 
-parallel=() serial=()
+long=() parallel=() serial=()
 for t in "$root"/tests/cases/*.sh; do
     name=$(basename "$t" .sh)
     [ -n "$pattern" ] && [[ "$name" != *$pattern* ]] && continue
-    if head -n 12 "$t" | grep -q 'cmt-test: serial'; then serial+=("$t"); else parallel+=("$t"); fi
+    tags=$(head -n 12 "$t" | grep -o 'cmt-test: [a-z]*')
+    case $tags in
+        *serial*) serial+=("$t") ;;
+        *long*) long+=("$t") ;;
+        *) parallel+=("$t") ;;
+    esac
 done
+parallel=("${long[@]}" "${parallel[@]}")
 
 declare -A running=()
 # reap: reports every running case that has finished

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmt_format.h"
 #include "cli.h"
 #include "cmds.h"
 
@@ -46,7 +47,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("cumemtrack %s (dump format %d.%d)\n", CMT_VERSION, 1, 0);
+        printf("cumemtrack %s (dump format %d.%d)\n", CMT_VERSION, CMT_VERSION_MAJOR, CMT_VERSION_MINOR);
         return 0;
     }
     for (size_t i = 0; i < sizeof cmt_commands / sizeof cmt_commands[0]; i++)
