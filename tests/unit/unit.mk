@@ -11,9 +11,10 @@ $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_w
 # the Python-frames side: the reader's interleaving, the walker on synthetic CPython structures
 test-programs: $(UNIT)/test_interleave $(UNIT)/py_walk
 
-$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/read/reader.c analyzer/read/reader.h analyzer/util/util.c analyzer/util/util.h include/cmt_format.h include/cmt_wire.h
+CMT_AN_READ_SRCS := analyzer/read/reader.c analyzer/read/decode.c analyzer/read/follow.c analyzer/read/merge.c
+$(UNIT)/test_interleave: tests/unit/test_interleave.c $(CMT_AN_READ_SRCS) analyzer/read/reader.h analyzer/read/reader_internal.h analyzer/util/util.c analyzer/util/util.h include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CMT_AN_INC_read) tests/unit/test_interleave.c analyzer/read/reader.c analyzer/util/util.c -o $@
+	$(CC) $(ALL_CFLAGS) $(CMT_AN_INC_read) tests/unit/test_interleave.c $(CMT_AN_READ_SRCS) analyzer/util/util.c -o $@
 
 $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c preload/cmt_python.h \
 		preload/cmt_internal.h preload/cmt_seq.h preload/cmt_state.h preload/cmt_writer.h preload/cmt_records.h \
