@@ -274,18 +274,11 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
     return top;
 }
 
-/* The peak snapshot of d, the top stacks live when its peak ended, is kept lazily: at the first
- * decrease of d's live bytes after a new peak (before_decrease), the state then becomes the
- * snapshot's (a new epoch of d, an increment), and each (stack, device) counter of d keeps its value
- * of that moment beside it the first time it changes after (sdc_keep). The top stacks are drawn at
- * the end (peak_snapshots): exact, in one pass, with a store at most per counter change. */
-static inline void before_decrease(struct cmt_devstate *d) {
-    if (!d->snap_pending) return;
-    d->snap_epoch++;
-    d->snap_seq = d->peak_seq;
-    d->has_snap = 1;
-    d->snap_pending = 0;
-}
+/* The peak snapshot of a device d, the top stacks live at its peak, is kept lazily: a new peak
+ * makes the state then the snapshot's (a new epoch of d: an increment, add_live), and each (stack,
+ * device) counter of d keeps its value of that moment beside it the first time it changes after
+ * (sdc_keep, before the change). The top stacks are drawn once, at the end (peak_snapshots): exact,
+ * in one pass, for a compare per counter change and a store at most. */
 
 /* Before counter i of device d (NULL: host memory, no snapshot) changes. */
 static inline void sdc_keep(struct cmt_replay_live *t, uint32_t i, const struct cmt_devstate *d) {
@@ -296,16 +289,13 @@ static inline void sdc_keep(struct cmt_replay_live *t, uint32_t i, const struct 
     p->epoch = d->snap_epoch;
 }
 
-/* The end: every device's peak snapshot, from the state now when its peak has not ended. */
+/* The end: every device's peak snapshot (none before its first peak). */
 static void peak_snapshots(struct cmt_replay *r) {
     for (size_t i = 0; i < r->ndevs; i++) {
         struct cmt_devstate *d = &r->devs[i];
-        if (!d->snap_pending && !d->has_snap) continue;
+        if (!d->snap_epoch) continue;
         free(d->peak_top);
-        d->peak_top = top_stacks(r, d->ordinal, d->snap_pending ? 0 : d->snap_epoch, &d->npeak_top);
-        d->snap_seq = d->peak_seq;
-        d->has_snap = 1;
-        d->snap_pending = 0;
+        d->peak_top = top_stacks(r, d->ordinal, d->snap_epoch, &d->npeak_top);
     }
 }
 
@@ -325,7 +315,6 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         const struct live_info *old = info_of(t, l);
         struct cmt_stack_live *s = &t->sdc[old->sdc];
         struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
-        if (d) before_decrease(d);
         sdc_keep(t, old->sdc, d);
         s->bytes -= old->granted;
         s->count--;
@@ -378,7 +367,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
             d->peak = d->live;
             d->peak_time = e->time_ns;
             d->peak_seq = e->seq;
-            d->snap_pending = 1;
+            d->snap_epoch++; /* the state now is the peak snapshot's */
         }
     } else {
         r->host_live += e->granted;
@@ -444,8 +433,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     uint64_t granted = li->granted;
     if (at >= 0) add_leak(r, li, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
-    if (d) before_decrease(d); /* the snapshot must see the state before this decrease */
-    sdc_keep(t, li->sdc, d);
+    sdc_keep(t, li->sdc, d); /* the snapshot must see the state before this decrease */
     if (freeing) {
         if (d)
             d->frees++;

@@ -69,9 +69,7 @@ struct cmt_devstate {
     /* top stacks live at the peak (drawn by cmt_replay_finish) */
     struct cmt_stack_bytes *peak_top;
     size_t npeak_top;
-    uint64_t snap_seq;   /* the peak the snapshot belongs to (its peak_seq) */
-    uint64_t snap_epoch; /* replay.c: the snapshots taken so far (the counters keep their value beside) */
-    int snap_pending, has_snap;
+    uint64_t snap_epoch; /* replay.c: the peaks so far (the counters keep their value at the last) */
 };
 
 struct cmt_leak {

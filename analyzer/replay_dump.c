@@ -1,6 +1,6 @@
 /*
  * replay_dump.c — replays a whole dump through replay.c in one prefetching pass (the peak snapshots
- * are exact without a second one: replay.c before_decrease); then what only events needed is
+ * are exact without a second one: replay.c sdc_keep); then what only events needed is
  * trimmed. See replay.h (cmt_replay_dump, cmt_replay_trim).
  */
 #include <stddef.h>

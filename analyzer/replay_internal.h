@@ -71,11 +71,11 @@ struct cmt_replay_live {
     struct idx_memo ck_memo[MEMO_SLOTS];  /* (ctx, kind) -> cks index + 1 */
     struct cmt_stack_live *sdc;
     size_t nsdc, capsdc;
-    /* beside each counter, its value at its device's peak snapshot when it changed since (replay.c
-     * before_decrease, sdc_keep) */
+    /* beside each counter, its value at its device's last peak when it changed since (replay.c
+     * sdc_keep) */
     struct sdc_peak {
         uint64_t bytes, count;
-        uint64_t epoch; /* the snapshot it belongs to (its device's snap_epoch then); 0: none */
+        uint64_t epoch; /* the snapshot it belongs to (its device's snap_epoch then) */
     } * sdc_peak;
     size_t capsdc_peak;
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
