@@ -50,8 +50,7 @@ static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, con
  * cmt_replay_run_hashed's loop. */
 static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
                                 const int plain) {
-    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0)
-        notify_stack_to(r, e, s, up);
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) notify_stack_to(r, e, s, up);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {

@@ -350,7 +350,8 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "exec") == 0) return cmd_exec(argv + 2);
     if (argc == 2 && strcmp(argv[1], "prims") == 0) return cmd_prims();
     if (argc < 6 || strcmp(argv[1], "pairs") != 0) {
-        fprintf(stderr, "usage: cmtbench pairs cuda|async|malloc DEPTH PAIRS THREADS [LIVE [one|sites:N|depths:N|random|rising|walk]]"
+        fprintf(stderr, "usage: cmtbench pairs cuda|async|malloc DEPTH PAIRS THREADS [LIVE "
+                        "[one|sites:N|depths:N|random|rising|walk]]"
                         " | live N | prims | exec CMD...\n");
         return 2;
     }
@@ -378,8 +379,8 @@ int main(int argc, char **argv) {
         pat_n = 0;
     if (pat_n < 1 || (pattern == PAT_SITES && pat_n > (1u << SITE_LEVELS)) ||
         (pattern >= PAT_RANDOM && (threads != 1 || live_n < 1 || !is_cuda || is_async))) {
-        fprintf(stderr, "cmtbench: bad pattern %s (random, rising, walk: cuda, 1 thread, LIVE > 0; sites:N: N <= %u)\n", pat,
-                1u << SITE_LEVELS);
+        fprintf(stderr, "cmtbench: bad pattern %s (random, rising, walk: cuda, 1 thread, LIVE > 0; sites:N: N <= %u)\n",
+                pat, 1u << SITE_LEVELS);
         return 2;
     }
     if (depth < 1) depth = 1;
@@ -389,7 +390,8 @@ int main(int argc, char **argv) {
             live = calloc((size_t)live_n, sizeof *live);
             live_size = calloc((size_t)live_n, sizeof *live_size);
             if (!live || !live_size) return 1;
-            for (long i = 0; i < live_n; i++) live_size[i] = 256;
+            for (long i = 0; i < live_n; i++)
+                live_size[i] = 256;
             for (long i = 0; i < live_n; i++) CK(cuMemAlloc_v2(&live[i], 256));
         }
     }
