@@ -416,6 +416,6 @@ int main(int argc, char **argv) {
     double total = (double)pairs * threads;
     printf("ns_per_pair %.2f mpairs_per_s %.3f wall_s %.4f user_ns %.2f sys_ns %.2f pairs_total %.0f\n",
            wall * 1e9 / (double)pairs, total / wall / 1e6, wall, user * 1e9 / total, sys * 1e9 / total,
-           (double)(pairs + warmup_pairs()) * threads + 2.0 * live_n);
+           (double)(pairs + warmup_pairs()) * threads + (double)live_n);
     return 0;
 }
