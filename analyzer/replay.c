@@ -240,8 +240,7 @@ static int cmp_stack_bytes(const void *x, const void *y) {
     return a->stack < b->stack ? -1 : a->stack > b->stack;
 }
 
-/* Counter i's bytes and allocations: now, or (epoch: the snapshot's, 0: none) as the snapshot of its
- * device saw them. */
+/* Counter i's bytes and allocations: now, or (epoch != 0) at its device's peak snapshot. */
 static inline struct cmt_stack_bytes sdc_value(const struct cmt_replay_live *t, size_t i, uint64_t epoch) {
     const struct cmt_stack_live *s = &t->sdc[i];
     const struct sdc_peak *p = &t->sdc_peak[i];
@@ -273,13 +272,11 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
     return top;
 }
 
-/* The peak snapshot of a device d, the top stacks live at its peak, is kept lazily: a new peak
- * makes the state then the snapshot's (a new epoch of d: an increment, add_live), and each (stack,
- * device) counter of d keeps its value of that moment beside it the first time it changes after
- * (sdc_keep, before the change). The top stacks are drawn once, at the end (peak_snapshots): exact,
- * in one pass, for a compare per counter change and a store at most. */
-
-/* Before counter i of device d (NULL: host memory, no snapshot) changes. */
+/* Before counter i of device d (NULL: host memory) changes. The peak snapshot of d, the top stacks
+ * live at its peak, is kept lazily: a new peak makes the state then the snapshot's (a new epoch of
+ * d: an increment, add_live), and each counter of d keeps its value of that moment beside it the
+ * first time it changes after (here). The top stacks are drawn once, at the end (peak_snapshots):
+ * exact, in one pass, for a compare per counter change and a store at most. */
 static inline void sdc_keep(struct cmt_replay_live *t, uint32_t i, const struct cmt_devstate *d) {
     struct sdc_peak *p = &t->sdc_peak[i];
     if (!d || p->epoch == d->snap_epoch) return;
@@ -349,15 +346,16 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     li->granted = e->granted;
     li->sdc = si;
     li->ck = ck;
-    if (device >= 0 && !d && !(d = cmt_replay_dev_get(r, device))) {
-        cmt_replay_lost(r);
-        return;
-    }
+    if (device >= 0 && !d) d = cmt_replay_dev_get(r, device); /* NULL: out of memory (below) */
     sdc_keep(t, si, d);
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1, plain);
     if (device >= 0) {
+        if (!d) {
+            cmt_replay_lost(r);
+            return;
+        }
         d->live += e->granted;
         d->live_count++;
         r->gpu_live += e->granted;
