@@ -46,12 +46,11 @@ static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, con
                                 .up = up};
     notify(r, &c);
 }
-/* plain, in this function and those below: a constant, 1 when the caller knows there is no observer and
- * this is pass 1 (not snapshot_only): cmt_replay_run_hashed's loop. */
+/* plain, in this function and those below: a constant, 1 when the caller knows there is no observer:
+ * cmt_replay_run_hashed's loop. */
 static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
                                 const int plain) {
-    if (!plain && __builtin_expect(r->observer != NULL, 0) && !r->t->snapshot_only && s->device >= 0)
-        notify_stack_to(r, e, s, up);
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) notify_stack_to(r, e, s, up);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
@@ -171,7 +170,9 @@ static uint32_t sdc_get_slow(struct cmt_replay *r, uint64_t stack, int64_t devic
     uint32_t *slot = cmt_htab_slot(&t->sdc_map, stack, cmt_replay_devslot(r, d));
     if (!slot) return UINT32_MAX;
     if (*slot) return *slot - 1;
-    if (cmt_grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0) return UINT32_MAX;
+    if (cmt_grow((void **)&t->sdc, &t->capsdc, t->nsdc + 1, sizeof *t->sdc) != 0 ||
+        cmt_grow((void **)&t->sdc_peak, &t->capsdc_peak, t->nsdc + 1, sizeof *t->sdc_peak) != 0)
+        return UINT32_MAX;
     t->sdc[t->nsdc] = (struct cmt_stack_live){stack, device, 0, 0};
     *slot = (uint32_t)++t->nsdc;
     return *slot - 1;
@@ -239,14 +240,22 @@ static int cmp_stack_bytes(const void *x, const void *y) {
     return a->stack < b->stack ? -1 : a->stack > b->stack;
 }
 
-/* Top n stacks live on device (by bytes desc, then stack id), into a new array; n may be
- * CMT_TOP_ALL (every stack live on it). */
-static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, size_t *nout) {
+/* Counter i's bytes and allocations: now, or (epoch != 0) at its device's peak snapshot. */
+static inline struct cmt_stack_bytes sdc_value(const struct cmt_replay_live *t, size_t i, uint64_t epoch) {
+    const struct cmt_stack_live *s = &t->sdc[i];
+    const struct sdc_peak *p = &t->sdc_peak[i];
+    if (epoch && p->epoch == epoch) return (struct cmt_stack_bytes){s->stack, p->bytes, p->count};
+    return (struct cmt_stack_bytes){s->stack, s->bytes, s->count};
+}
+
+/* Top n stacks live on device (by bytes desc, then stack id), now or (epoch != 0) at that device's
+ * snapshot, into a new array; n may be CMT_TOP_ALL (every stack live on it). */
+static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, uint64_t epoch, size_t *nout) {
     size_t n = r->top_n, k = 0;
     struct cmt_replay_live *t = r->t;
     size_t m = 0;
     for (size_t i = 0; i < t->nsdc; i++)
-        m += t->sdc[i].device == device && t->sdc[i].bytes;
+        m += t->sdc[i].device == device && sdc_value(t, i, epoch).bytes;
     struct cmt_stack_bytes *top = calloc(m ? m : 1, sizeof *top);
     if (!top) {
         cmt_replay_lost(r);
@@ -254,33 +263,36 @@ static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, 
         return NULL;
     }
     for (size_t i = 0; i < t->nsdc; i++) {
-        const struct cmt_stack_live *s = &t->sdc[i];
-        if (s->device != device || !s->bytes) continue;
-        top[k++] = (struct cmt_stack_bytes){s->stack, s->bytes, s->count};
+        if (t->sdc[i].device != device) continue;
+        struct cmt_stack_bytes v = sdc_value(t, i, epoch);
+        if (v.bytes) top[k++] = v;
     }
     qsort(top, k, sizeof *top, cmp_stack_bytes);
     *nout = k < n ? k : n;
     return top;
 }
 
-static void take_snapshot(struct cmt_replay *r, struct cmt_devstate *d) {
-    free(d->peak_top);
-    d->peak_top = top_stacks(r, d->ordinal, &d->npeak_top);
-    d->snap_seq = d->peak_seq;
-    d->snap_peak = d->peak;
-    d->has_snap = 1;
-    d->snap_pending = 0;
+/* Before counter i of device d (NULL: host memory) changes. The peak snapshot of d, the top stacks
+ * live at its peak, is kept lazily: a new peak makes the state then the snapshot's (a new epoch of
+ * d: an increment, add_live), and each counter of d keeps its value of that moment beside it the
+ * first time it changes after (here). The top stacks are drawn once, at the end (peak_snapshots):
+ * exact, in one pass, for a compare per counter change and a store at most. */
+static inline void sdc_keep(struct cmt_replay_live *t, uint32_t i, const struct cmt_devstate *d) {
+    struct sdc_peak *p = &t->sdc_peak[i];
+    if (!d || p->epoch == d->snap_epoch) return;
+    p->bytes = t->sdc[i].bytes;
+    p->count = t->sdc[i].count;
+    p->epoch = d->snap_epoch;
 }
 
-/* Before live bytes of d decrease: snapshot a pending peak (exact when taken; skipped when the peak
- * grew by less than 1% since the last snapshot, then pass 2 redoes it exactly). */
-static inline void before_decrease(struct cmt_replay *r, struct cmt_devstate *d, const int plain) {
-    if (!d->snap_pending) return;
-    if (!plain && r->t->snapshot_only) return;
-    if (!d->has_snap || d->peak - d->snap_peak > d->snap_peak / 100)
-        take_snapshot(r, d);
-    else
-        d->snap_pending = 0;
+/* The end: every device's peak snapshot (none before its first peak). */
+static void peak_snapshots(struct cmt_replay *r) {
+    for (size_t i = 0; i < r->ndevs; i++) {
+        struct cmt_devstate *d = &r->devs[i];
+        if (!d->snap_epoch) continue;
+        free(d->peak_top);
+        d->peak_top = top_stacks(r, d->ordinal, d->snap_epoch, &d->npeak_top);
+    }
 }
 
 /* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
@@ -299,7 +311,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         const struct live_info *old = info_of(t, l);
         struct cmt_stack_live *s = &t->sdc[old->sdc];
         struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
-        if (d) before_decrease(r, d, plain);
+        sdc_keep(t, old->sdc, d);
         s->bytes -= old->granted;
         s->count--;
         notify_stack(r, e, s, 0, plain);
@@ -334,11 +346,13 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     li->granted = e->granted;
     li->sdc = si;
     li->ck = ck;
+    if (device >= 0 && !d) d = cmt_replay_dev_get(r, device); /* NULL: out of memory (below) */
+    sdc_keep(t, si, d);
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1, plain);
     if (device >= 0) {
-        if (!d && !(d = cmt_replay_dev_get(r, device))) {
+        if (!d) {
             cmt_replay_lost(r);
             return;
         }
@@ -350,9 +364,8 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
             d->peak = d->live;
             d->peak_time = e->time_ns;
             d->peak_seq = e->seq;
-            d->snap_pending = 1;
+            d->snap_epoch++; /* the state now is the peak snapshot's */
         }
-        if (!plain && t->snapshot_only && t->target_seq[d - r->devs] == e->seq) take_snapshot(r, d);
     } else {
         r->host_live += e->granted;
         if (r->host_live > r->host_peak) r->host_peak = r->host_live;
@@ -415,9 +428,9 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     struct cmt_stack_live *s = &t->sdc[li->sdc];
     int64_t device = s->device;
     uint64_t granted = li->granted;
-    if (at >= 0 && !t->snapshot_only) add_leak(r, li, s, at);
+    if (at >= 0) add_leak(r, li, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
-    if (d) before_decrease(r, d, plain); /* the snapshot must see the state before this decrease */
+    sdc_keep(t, li->sdc, d); /* the snapshot must see the state before this decrease */
     if (freeing) {
         if (d)
             d->frees++;
@@ -460,21 +473,19 @@ static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, 
         }
     struct live *l = cmt_live_find(t, e->ptr, space, h);
     if (!l) {
-        if (!t->snapshot_only) {
-            int again = freed_recently(t, e->ptr, space);
-            if (again < 0)
-                cmt_replay_lost(r);
-            else {
-                int an = again ? CMT_AN_DOUBLE_FREE : CMT_AN_UNKNOWN_FREE;
-                r->anomalies[an]++;
-                t->unknown_free[e->writer % UNKNOWN_FREE_WAYS] =
-                    (struct unknown_free){.writer = e->writer, .used = 1, .anomaly = (uint8_t)an, .api = e->api};
-            }
+        int again = freed_recently(t, e->ptr, space);
+        if (again < 0)
+            cmt_replay_lost(r);
+        else {
+            int an = again ? CMT_AN_DOUBLE_FREE : CMT_AN_UNKNOWN_FREE;
+            r->anomalies[an]++;
+            t->unknown_free[e->writer % UNKNOWN_FREE_WAYS] =
+                (struct unknown_free){.writer = e->writer, .used = 1, .anomaly = (uint8_t)an, .api = e->api};
         }
         return;
     }
     end_live(r, l, -1, e, 1, plain);
-    if (plain || !t->snapshot_only) remember_freed(t, space, e->ptr);
+    remember_freed(t, space, e->ptr);
 }
 
 /* A FAILED record: a failed call; when it is the refusal of its thread's latest free of an unknown
@@ -537,7 +548,7 @@ static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
         o->nlive = r->ndevs;
     } else
         cmt_replay_lost(r);
-    o->top = top_stacks(r, e->device < 0 ? -1 : e->device, &o->ntop);
+    o->top = top_stacks(r, e->device < 0 ? -1 : e->device, 0, &o->ntop);
 }
 
 static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
@@ -682,9 +693,8 @@ void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
 /* An ALLOC or RETRACK. */
 static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
                                                            const int plain) {
-    struct cmt_replay_live *t = r->t;
     if (e->flags & CMT_FLAG_CAPTURED) {
-        if (!t->snapshot_only && e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
+        if (e->type == CMT_REC_ALLOC) r->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]++;
         return;
     }
     if (e->kind == CMT_KIND_IMPORTED) { /* kept out of the live table: not this process's memory */
@@ -697,20 +707,18 @@ static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r,
         return;
     }
     struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
-    if (plain || !t->snapshot_only) {
-        if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
-        if (e->device >= 0) {
-            if (d) {
-                if (e->type == CMT_REC_ALLOC)
-                    d->allocations++;
-                else if (d->frees)
-                    d->frees--;
-            }
-        } else if (e->type == CMT_REC_ALLOC)
-            r->host_allocations++;
-        else if (r->host_frees)
-            r->host_frees--;
-    }
+    if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
+    if (e->device >= 0) {
+        if (d) {
+            if (e->type == CMT_REC_ALLOC)
+                d->allocations++;
+            else if (d->frees)
+                d->frees--;
+        }
+    } else if (e->type == CMT_REC_ALLOC)
+        r->host_allocations++;
+    else if (r->host_frees)
+        r->host_frees--;
     add_live(r, e, e->flags & CMT_FLAG_SPACE_MASK, d, h, plain);
 }
 
@@ -729,19 +737,19 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         do_teardown(r, e);
         break;
     case CMT_REC_OOM:
-        if (!t->snapshot_only) do_oom(r, e);
+        do_oom(r, e);
         break;
     case CMT_REC_FAILED:
-        if (!t->snapshot_only) failed_call(r, e);
+        failed_call(r, e);
         break;
     case CMT_REC_STACK:
-        if (!t->snapshot_only) def_stack(r, e);
+        def_stack(r, e);
         break;
     case CMT_REC_PYCODE:
-        if (!t->snapshot_only) def_pycode(r, e);
+        def_pycode(r, e);
         break;
     case CMT_REC_DEVICE: {
-        if (t->snapshot_only || e->device < 0) break;
+        if (e->device < 0) break;
         struct cmt_devstate *d = cmt_replay_dev_get(r, e->device);
         if (!d) {
             cmt_replay_lost(r);
@@ -767,7 +775,6 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         break;
     }
     case CMT_REC_EXIT:
-        if (t->snapshot_only) break;
         r->have_exit = 1;
         r->exit_how = e->exit_how;
         r->exit_status = e->exit_status;
@@ -776,7 +783,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         if (r->exit_how == CMT_EXIT_EXEC) r->have_exit = 0; /* the process went on */
         break;
     case CMT_REC_MODULE_LOAD:
-        if (!t->snapshot_only) def_module(r, e);
+        def_module(r, e);
         break;
     case CMT_REC_MODULE_UNLOAD:
         for (size_t i = 0; i < r->nmods; i++)
@@ -786,10 +793,9 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         r->unmatched_records++;
         break;
     case CMT_REC_MARKER:
-        if (!t->snapshot_only) do_marker(r, e);
+        do_marker(r, e);
         break;
     case CMT_REC_SUBALLOC: {
-        if (t->snapshot_only) break;
         if (!r->heaps && !(r->heaps = cmt_heaps_new())) {
             cmt_replay_lost(r);
             break;
@@ -804,7 +810,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         break;
     }
     case CMT_REC_INFO: {
-        if (t->snapshot_only || e->str1_len != 6 || memcmp(e->str1, "python", 6) != 0) break;
+        if (e->str1_len != 6 || memcmp(e->str1, "python", 6) != 0) break;
         char *v = strndup(e->str2 ? e->str2 : "", e->str2_len);
         if (!v) {
             cmt_replay_lost(r);
@@ -815,7 +821,6 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         break;
     }
     case CMT_REC_API_NAME: {
-        if (t->snapshot_only) break;
         uint32_t *slot = cmt_htab_slot(&t->api_map, e->id, 0);
         char *name = slot ? strndup(e->str1 ? e->str1 : "", e->str1_len) : NULL;
         if (!name) {
@@ -839,7 +844,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
     default:
         break;
     }
-    if (r->observer && !t->snapshot_only) observe(r, e);
+    if (r->observer) observe(r, e);
 }
 
 void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
@@ -852,7 +857,7 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
 void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
                            size_t n) {
     if (!n) return;
-    if (r->observer || r->t->snapshot_only) { /* it may look at the counts: one event at a time */
+    if (r->observer) { /* it may look at the counts: one event at a time */
         for (size_t i = 0; i < n; i++)
             cmt_replay_event_hashed(r, &q[(at + i) & mask], hq[(at + i) & mask]);
         return;
@@ -887,9 +892,7 @@ static int cmp_leak(const void *a, const void *b) {
 
 void cmt_replay_finish(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
-    /* a peak still pending is the current state of that device: snapshot it now */
-    for (size_t i = 0; i < r->ndevs; i++)
-        if (r->devs[i].snap_pending && !t->snapshot_only) take_snapshot(r, &r->devs[i]);
+    peak_snapshots(r); /* before the leaks below end what is live */
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
@@ -900,10 +903,8 @@ void cmt_replay_finish(struct cmt_replay *r) {
         i++;
     }
     if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
-    if (!t->snapshot_only) {
-        if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) cmt_replay_lost(r);
-        if (cmt_heaps_finish(r->heaps) != 0) cmt_replay_lost(r);
-    }
+    if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) cmt_replay_lost(r);
+    if (cmt_heaps_finish(r->heaps) != 0) cmt_replay_lost(r);
 }
 
 void cmt_replay_free(struct cmt_replay *r) {
@@ -938,6 +939,7 @@ void cmt_replay_free(struct cmt_replay *r) {
         free(t->ring_space);
         cmt_htab_free(&t->sdc_map);
         free(t->sdc);
+        free(t->sdc_peak);
         cmt_htab_free(&t->stack_map);
         for (size_t i = 0; i < t->nstacks; i++) {
             free((void *)t->stacks[i].frames);
@@ -957,7 +959,6 @@ void cmt_replay_free(struct cmt_replay *r) {
             free(t->api_names[i]);
         free(t->api_names);
         cmt_htab_free(&t->leak_map);
-        free(t->target_seq);
         free(t);
     }
     memset(r, 0, sizeof *r);

@@ -66,11 +66,10 @@ struct cmt_devstate {
     uint64_t peak_seq;
     uint64_t observed_live; /* live bytes at the last CMT_CHANGE_LIVE */
     uint64_t leaked_bytes, leaked_allocations;
-    /* top stacks live at the peak */
+    /* top stacks live at the peak (drawn by cmt_replay_finish) */
     struct cmt_stack_bytes *peak_top;
     size_t npeak_top;
-    uint64_t snap_seq, snap_peak;
-    int snap_pending, has_snap;
+    uint64_t snap_epoch; /* replay.c: the peaks so far (the counters keep their value at the last) */
 };
 
 struct cmt_leak {
@@ -113,8 +112,8 @@ extern const char *const cmt_anomaly_names[CMT_AN_COUNT];
 struct cmt_replay_live; /* internal tables */
 struct cmt_replay;
 
-/* What the replay tells its observer, as it applies the records of pass 1 (the exact second pass
- * of cmt_replay_dump is silent). Host memory (device -1) changes no GPU counter. */
+/* What the replay tells its observer, as it applies the records. Host memory (device -1) changes no
+ * GPU counter. */
 enum cmt_change_kind {
     CMT_CHANGE_STACK,  /* the bytes of one (stack, device) counter rose (up) or fell: an allocation
                           began (ALLOC, RETRACK) or ended (FREE, TEARDOWN, reallocated unseen) */
@@ -201,8 +200,7 @@ void cmt_replay_free(struct cmt_replay *r);
  * freed pointers), keeping the summaries, stacks and definitions; no more events may follow. */
 void cmt_replay_trim(struct cmt_replay *r);
 
-/* Replays a whole dump: two passes only when a peak snapshot must be redone exactly. Returns 0,
- * or -1 when the dump is corrupt (cmt_dump_error). */
+/* Replays a whole dump, in one pass. Returns 0, or -1 when the dump is corrupt (cmt_dump_error). */
 int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d);
 
 /* The stack with the most bytes live on device now (the smallest id among equals); 0 and *bytes 0

@@ -1,7 +1,7 @@
 /*
- * replay_dump.c — replays a whole dump through replay.c: a prefetching first pass, and an exact
- * second pass for the peak snapshots that need one; then what only events needed is trimmed. See
- * replay.h (cmt_replay_dump, cmt_replay_trim).
+ * replay_dump.c — replays a whole dump through replay.c in one prefetching pass (the peak snapshots
+ * are exact without a second one: replay.c sdc_keep); then what only events needed is
+ * trimmed. See replay.h (cmt_replay_dump, cmt_replay_trim).
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -41,7 +41,7 @@ static void sort_devs(struct cmt_replay *r) {
     }
 }
 
-/* Pass 1 over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
+/* The pass over d. Once the live table outgrows the caches, every lookup is a miss to memory: events
  * are then decoded up to LOOKAHEAD ahead of the one applied and the hash slots they will touch
  * (live, stack-device counter) are prefetched (the recently-freed set costs nothing there: replay.c
  * indexes it only when a free misses). Events are applied BATCH at a time; the queue is refilled
@@ -84,7 +84,7 @@ static inline void prefetch_info(const struct cmt_replay *r, const struct cmt_ev
     cmt_prefetch(p + sizeof *t->info - 1); /* the same line again (no second fetch) but when it straddles */
 }
 
-static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
+static int replay_pass(struct cmt_replay *r, struct cmt_dump *d) {
     const struct cmt_replay_live *t = r->t;
     struct cmt_event q[RING];
     uint64_t hq[RING]; /* the live-table hash of q's hot records, computed once */
@@ -142,44 +142,8 @@ static int replay_pass1(struct cmt_replay *r, struct cmt_dump *d) {
 }
 
 int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
-    const struct cmt_event *e;
     cmt_dump_rewind(d);
-    if (replay_pass1(r, d) < 0) return -1;
-    /* exactness of the peak snapshots: a device whose snapshot is older than its peak gets a
-     * second pass that stops at the peak */
-    int need = 0;
-    for (size_t i = 0; i < r->ndevs; i++) {
-        struct cmt_devstate *dv = &r->devs[i];
-        if (dv->peak && !dv->snap_pending && dv->snap_seq != dv->peak_seq) need = 1;
-    }
-    if (need) {
-        struct cmt_replay p2;
-        if (cmt_replay_init(&p2, r->top_n) == 0) {
-            p2.t->snapshot_only = 1;
-            p2.t->target_seq = calloc(r->ndevs + 1, sizeof(uint64_t));
-            /* same device order as r, so indexes line up */
-            for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++) {
-                cmt_replay_dev_get(&p2, r->devs[i].ordinal);
-                p2.t->target_seq[i] = r->devs[i].peak_seq;
-            }
-            uint64_t maxseq = 0;
-            for (size_t i = 0; i < r->ndevs; i++)
-                if (r->devs[i].peak_seq > maxseq) maxseq = r->devs[i].peak_seq;
-            cmt_dump_rewind(d);
-            while (p2.t->target_seq && cmt_dump_next(d, &e) > 0 && e->seq <= maxseq)
-                cmt_replay_event(&p2, e);
-            for (size_t i = 0; i < r->ndevs && p2.t->target_seq; i++)
-                if (p2.devs[i].has_snap && p2.devs[i].snap_seq == r->devs[i].peak_seq) {
-                    free(r->devs[i].peak_top);
-                    r->devs[i].peak_top = p2.devs[i].peak_top;
-                    r->devs[i].npeak_top = p2.devs[i].npeak_top;
-                    p2.devs[i].peak_top = NULL;
-                    r->devs[i].snap_seq = r->devs[i].peak_seq;
-                }
-        }
-        if (!p2.t || !p2.t->target_seq) cmt_replay_lost(r); /* the peak snapshots would be inexact */
-        cmt_replay_free(&p2);
-    }
+    if (replay_pass(r, d) < 0) return -1;
     cmt_replay_finish(r);
     sort_devs(r);
     return 0;

@@ -71,6 +71,13 @@ struct cmt_replay_live {
     struct idx_memo ck_memo[MEMO_SLOTS];  /* (ctx, kind) -> cks index + 1 */
     struct cmt_stack_live *sdc;
     size_t nsdc, capsdc;
+    /* beside each counter, its value at its device's last peak when it changed since (replay.c
+     * sdc_keep) */
+    struct sdc_peak {
+        uint64_t bytes, count;
+        uint64_t epoch; /* the snapshot it belongs to (its device's snap_epoch then) */
+    } * sdc_peak;
+    size_t capsdc_peak;
     struct cmt_htab stack_map; /* (id, 0) -> stacks index */
     struct cmt_stack *stacks;
     size_t nstacks, capstacks;
@@ -89,9 +96,6 @@ struct cmt_replay_live {
     size_t napi, capapi;
     struct cmt_htab leak_map; /* (sdc index<<10 | kind<<2 | at, 0) -> leaks index */
     size_t capleaks, capooms, capmods;
-    /* exact second pass */
-    int snapshot_only;
-    uint64_t *target_seq; /* per devs index (pass 2) */
 };
 
 /* The live table's find, put and delete, inlined for its 16-byte entries (util.h); h: the key's
