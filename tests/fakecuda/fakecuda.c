@@ -51,7 +51,7 @@ static const char *const fk_kind_names[] = {
 #undef FK_KIND_NAME
 };
 
-enum { FK_MAGIC_EXEC = 0x45584543, FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
+enum { FK_MAGIC_GNODE = 0x474e4f44, FK_MAGIC_EXEC = 0x45584543, FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
        FK_MAGIC_GRAPH = 0x47524150, FK_MAGIC_ARRAY = 0x41525241, FK_MAGIC_EVENT = 0x45564e54 };
 
 struct fk_ctx {
@@ -71,18 +71,53 @@ struct fk_pool {
 };
 
 struct fk_alloc;
+struct fk_graph;
+/* A node of a graph (CUgraphNode is its address). Graph memory nodes: an alloc node owns an
+ * fk_alloc (kind graph, address fixed when the node is made), a free node names an address. */
+struct fk_gnode {
+    int magic;
+    CUgraphNodeType type;
+    struct fk_graph *g;
+    struct fk_gnode **deps;   /* the nodes it depends on (edges deps[i] -> this) */
+    int ndeps, capdeps;
+    struct fk_alloc *alloc;   /* MEM_ALLOC */
+    uintptr_t dptr;           /* MEM_FREE */
+    struct fk_graph *child;   /* GRAPH: the child graph it owns (cloned or moved in) */
+    int item, item_end;       /* scratch of fk_graph_order: its items (a child graph node: two) */
+};
+
 struct fk_graph {
     int magic;
-    struct fk_alloc **allocs; /* its memory alloc nodes (entries of fk_tab, kind graph) */
-    int nalloc, capalloc;
-    uintptr_t *frees;         /* its memory free nodes */
-    int nfree, capfree;
+    struct fk_gnode **nodes;  /* in creation order */
+    int n, cap;
+    int nexec;                /* live executables made from it */
+    int owned;                /* moved into a child-graph node: lives and dies with its parent */
+};
+
+/* What a launch of an executable does with graph memory, in the order it does it: its graph's
+ * alloc and free nodes (child graphs included) in a topological order of the edges. */
+struct fk_gop {
+    struct fk_alloc *alloc;   /* an alloc node, or NULL: */
+    uintptr_t dptr;           /* a free node of this address */
+};
+
+/* The shape of an executable's top-level node, for cuGraphExecUpdate. */
+struct fk_gshape {
+    CUgraphNodeType type;
+    int ndeps;
+    uintptr_t dptr;           /* memory nodes: the address (alloc: of its allocation) */
+    size_t size;
 };
 
 struct fk_exec {
     int magic;
-    struct fk_graph *g;
+    struct fk_graph *g;       /* the graph it was made from (NULL once that is destroyed) */
     unsigned long long flags;
+    struct fk_gop *ops;
+    int nops;
+    struct fk_gshape *shape;
+    int nshape;
+    int uploaded;
 };
 
 struct fk_stream {
@@ -91,6 +126,8 @@ struct fk_stream {
     int capturing;
     struct fk_graph *graph;
     int joined;              /* capturing because it waited on an event of a capturing stream */
+    struct fk_gnode **cdeps; /* capturing: the nodes the next captured operation depends on */
+    int ncdeps, capcdeps;
     struct fk_stream *next;  /* fk_streams (live) or fk_stream_free (destroyed) */
 };
 
@@ -98,6 +135,8 @@ struct fk_event {
     int magic;
     struct fk_graph *capture; /* recorded in a capturing stream: waiting on it joins the capture */
     struct fk_stream *src;    /* that stream: the capture is joined only while it still captures into it */
+    struct fk_gnode **deps;   /* the recording stream's capture dependencies when it was recorded */
+    int ndeps;
 };
 
 struct fk_vmm {            /* a physical allocation made by cuMemCreate; handle = its address */
@@ -129,6 +168,7 @@ struct fk_alloc {
     struct fk_pool *pool;
     struct fk_graph *graph; /* captured: a graph node, not counted */
     int glive;             /* kind graph: allocated by a launch, not freed yet */
+    int owners;            /* kind graph: its alloc node's graph + the executables that hold it */
     int refs;              /* imported (IPC): opens of the same handle in this process */
     uint64_t origin;       /* imported (IPC): exporter pid << 48 ^ its pointer */
 };
@@ -156,6 +196,8 @@ static int fk_ndev;
 static int fk_phys_of[FK_MAX_DEV];
 static size_t fk_mem_limit = 16384ull << 20;
 static _Atomic size_t fk_used[FK_MAX_DEV];
+static _Atomic size_t fk_managed[FK_MAX_DEV];   /* managed bytes of a device (not counted in fk_used) */
+static _Atomic size_t fk_held_high[FK_MAX_DEV]; /* the most fk_used + fk_managed ever held: `peak` */
 static int fk_trace;
 static int fk_fast;
 static int fk_gt_sync;
@@ -314,6 +356,15 @@ static int fk_counts_on_device(int kind)
            kind == CMT_KIND_VMM || kind == CMT_KIND_ARRAY;
 }
 
+/* Raises physical device p's high-water mark of what it holds to the current figure. */
+static void fk_note_high(int p)
+{
+    size_t h = atomic_load(&fk_used[p]) + atomic_load(&fk_managed[p]);
+    size_t cur = atomic_load(&fk_held_high[p]);
+    while (h > cur && !atomic_compare_exchange_weak(&fk_held_high[p], &cur, h))
+        ;
+}
+
 static int fk_reserve(int ord, size_t size)
 {
     if (ord < 0)
@@ -324,6 +375,7 @@ static int fk_reserve(int ord, size_t size)
         if (cur + size > fk_mem_limit || cur + size < cur)
             return 0;
     } while (!atomic_compare_exchange_weak(&fk_used[p], &cur, cur + size));
+    fk_note_high(p);
     return 1;
 }
 
@@ -394,6 +446,11 @@ static void fk_gt_write(void)
     fk_buf_add(&b, "# fakecuda ground truth v1\n");
     fk_buf_add(&b, "alloc_calls %llu\n", (unsigned long long)(fk_alloc_calls + fk_fast_count(0)));
     fk_buf_add(&b, "free_calls %llu\n", (unsigned long long)(fk_free_calls + fk_fast_count(1)));
+    for (int ord = 0; ord < fk_ndev; ord++) {
+        size_t high = atomic_load(&fk_held_high[fk_phys(ord)]);
+        if (high)
+            fk_buf_add(&b, "peak %d %zu\n", ord, high);
+    }
     if (fk_td_len) {
         if (b.len + fk_td_len + 1 > b.cap) {
             char *np = realloc(b.p, b.len + fk_td_len + 1);
@@ -629,6 +686,8 @@ static void fk_free_alloc_mem(struct fk_alloc *a)
 {
     if (a->kind == CMT_KIND_GRAPH ? a->glive : fk_counts_on_device(a->kind) && !a->graph)
         fk_unreserve(a->ord, a->size);
+    if (a->kind == CMT_KIND_MANAGED && a->ord >= 0)
+        atomic_fetch_sub(&fk_managed[fk_phys(a->ord)], a->size);
     if (a->kind == CMT_KIND_ARRAY && a->obj) {
         struct fk_array *arr = a->obj;
         arr->magic = 0;
@@ -641,34 +700,104 @@ static void fk_free_alloc_mem(struct fk_alloc *a)
 
 /* Graph memory helpers (fk_lock held). */
 static size_t fk_graph_used[FK_MAX_DEV];
-static int fk_graph_add_alloc(struct fk_graph *g, struct fk_alloc *a)
+
+static int fk_grow(void **arr, int *cap, int n, size_t elem)
 {
-    if (g->nalloc == g->capalloc) {
-        int nc = g->capalloc ? g->capalloc * 2 : 8;
-        struct fk_alloc **n = realloc(g->allocs, (size_t)nc * sizeof *n);
-        if (!n)
-            return 0;
-        g->allocs = n;
-        g->capalloc = nc;
-    }
-    g->allocs[g->nalloc++] = a;
+    if (n < *cap)
+        return 1;
+    int nc = *cap ? *cap * 2 : 8;
+    void *p = realloc(*arr, (size_t)nc * elem);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = nc;
     return 1;
 }
-static int fk_graph_add_free(struct fk_graph *g, uintptr_t p)
+
+/* A new node of type in g depending on deps[0..ndeps) (nodes of g); NULL when a dependency is
+ * not a node of g, is named twice, or memory runs out. */
+static struct fk_gnode *fk_gnode_add(struct fk_graph *g, CUgraphNodeType type, const CUgraphNode *deps, size_t ndeps)
 {
-    if (g->nfree == g->capfree) {
-        int nc = g->capfree ? g->capfree * 2 : 8;
-        uintptr_t *n = realloc(g->frees, (size_t)nc * sizeof *n);
-        if (!n)
-            return 0;
-        g->frees = n;
-        g->capfree = nc;
+    if (ndeps && !deps)
+        return NULL;
+    for (size_t i = 0; i < ndeps; i++) {
+        struct fk_gnode *d = (struct fk_gnode *)deps[i];
+        if (!d || d->magic != FK_MAGIC_GNODE || d->g != g)
+            return NULL;
+        for (size_t k = 0; k < i; k++)
+            if (deps[k] == deps[i])
+                return NULL;
     }
-    g->frees[g->nfree++] = p;
-    return 1;
+    struct fk_gnode *n = calloc(1, sizeof *n);
+    if (!n || !fk_grow((void **)&g->nodes, &g->cap, g->n, sizeof *g->nodes) ||
+        (ndeps && !(n->deps = malloc(ndeps * sizeof *n->deps)))) {
+        free(n);
+        return NULL;
+    }
+    n->magic = FK_MAGIC_GNODE;
+    n->type = type;
+    n->g = g;
+    for (size_t i = 0; i < ndeps; i++)
+        n->deps[i] = (struct fk_gnode *)deps[i];
+    n->ndeps = n->capdeps = (int)ndeps;
+    g->nodes[g->n++] = n;
+    return n;
 }
+
+static struct fk_gnode *fk_gnode_of(CUgraphNode h)
+{
+    struct fk_gnode *n = (struct fk_gnode *)h;
+    return n && n->magic == FK_MAGIC_GNODE ? n : NULL;
+}
+
+/* Whether g (or a child graph of it) holds memory nodes. */
+static int fk_graph_has_mem(const struct fk_graph *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        const struct fk_gnode *n = g->nodes[i];
+        if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n->type == CU_GRAPH_NODE_TYPE_MEM_FREE ||
+            (n->child && fk_graph_has_mem(n->child)))
+            return 1;
+    }
+    return 0;
+}
+
+/* The free node of dptr in g or its child graphs (NULL: none). */
+static struct fk_gnode *fk_graph_find_free(const struct fk_graph *g, uintptr_t dptr)
+{
+    for (int i = 0; i < g->n; i++) {
+        struct fk_gnode *n = g->nodes[i], *c;
+        if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE && n->dptr == dptr)
+            return n;
+        if (n->child && (c = fk_graph_find_free(n->child, dptr)))
+            return c;
+    }
+    return NULL;
+}
+
+static void fk_unlink_alloc(struct fk_alloc *a)
+{
+    struct fk_alloc **link;
+    if (fk_find(a->key, a->space, &link) == a) {
+        *link = a->next;
+        free(a->mem);
+        free(a);
+    }
+}
+
+/* One owner of a graph allocation let go of it; with none left its address is given up, now or,
+ * while its memory is allocated, when that is freed. */
+static void fk_graph_release(struct fk_alloc *a)
+{
+    if (--a->owners > 0)
+        return;
+    a->graph = NULL;
+    if (!a->glive)
+        fk_unlink_alloc(a);
+}
+
 /* Frees the memory of a launched graph allocation; its address stays the node's while its graph
- * lives (an orphan, whose graph was destroyed, is removed). 0 when it was not allocated. */
+ * or an executable holds it (one no longer held is removed). 0 when it was not allocated. */
 static int fk_graph_free(struct fk_alloc *a, struct fk_alloc **link)
 {
     if (!a->glive)
@@ -677,10 +806,14 @@ static int fk_graph_free(struct fk_alloc *a, struct fk_alloc **link)
     fk_graph_used[a->ord] -= a->size;
     a->glive = 0;
     fk_free_calls++;
-    if (!a->graph && link) {
-        *link = a->next;
-        free(a->mem);
-        free(a);
+    if (a->owners <= 0) {
+        if (link) {
+            *link = a->next;
+            free(a->mem);
+            free(a);
+        } else {
+            fk_unlink_alloc(a);
+        }
     }
     fk_changed();
     return 1;
@@ -1704,6 +1837,10 @@ static CUresult fk_alloc_linear(CUdeviceptr *dptr, size_t size, int kind, struct
     struct fk_alloc *a = fk_insert((uintptr_t)m, CMT_SPACE_ADDR, kind, ord, size, c, m);
     if (a)
         fk_alloc_calls++;
+    if (a && kind == CMT_KIND_MANAGED && ord >= 0) {
+        atomic_fetch_add(&fk_managed[fk_phys(ord)], size);
+        fk_note_high(fk_phys(ord));
+    }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
     if (!a) {
@@ -2160,8 +2297,30 @@ static CUresult fk_stream_getctx(CUstream s, CUcontext *pc)
 FK_EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *pc) { ENTER(); return fk_stream_getctx(s, pc); }
 FK_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pc) { ENTER(); return fk_stream_getctx(s, pc); }
 
-/* Begins a capture into graph into (NULL: a new graph). */
-static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into)
+/* Sets a capturing stream's dependencies to deps[0..n) (fk_lock held); 0: out of memory. */
+static int fk_cdeps_set(struct fk_stream *st, struct fk_gnode *const *deps, int n)
+{
+    st->ncdeps = 0;
+    for (int i = 0; i < n; i++) {
+        if (!fk_grow((void **)&st->cdeps, &st->capcdeps, st->ncdeps, sizeof *st->cdeps))
+            return 0;
+        st->cdeps[st->ncdeps++] = deps[i];
+    }
+    return 1;
+}
+
+/* A node made by an operation captured on st: it depends on the stream's dependencies and is
+ * then the stream's only one (fk_lock held). */
+static struct fk_gnode *fk_capture_node(struct fk_stream *st, CUgraphNodeType type)
+{
+    struct fk_gnode *n = fk_gnode_add(st->graph, type, (const CUgraphNode *)st->cdeps, (size_t)st->ncdeps);
+    if (n && !fk_cdeps_set(st, &n, 1))
+        return NULL;
+    return n;
+}
+
+/* Begins a capture into graph into (NULL: a new graph), depending on deps[0..ndeps). */
+static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into, const CUgraphNode *deps, size_t ndeps)
 {
     if (!fk_inited)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -2179,12 +2338,24 @@ static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into)
         g->magic = FK_MAGIC_GRAPH;
         st->graph = g;
         st->capturing = 1;
+        for (size_t i = 0; i < ndeps; i++) {
+            struct fk_gnode *d = fk_gnode_of(deps[i]);
+            if (!d || d->g != g)
+                rc = CUDA_ERROR_INVALID_VALUE;
+        }
+        if (rc != CUDA_SUCCESS || !fk_cdeps_set(st, (struct fk_gnode *const *)deps, (int)ndeps)) {
+            rc = rc != CUDA_SUCCESS ? rc : CUDA_ERROR_OUT_OF_MEMORY;
+            st->capturing = 0;
+            st->graph = NULL;
+            if (!into)
+                free(g);
+        }
     }
     pthread_mutex_unlock(&fk_lock);
     return rc;
 }
 
-static CUresult fk_begin_capture(CUstream s) { return fk_begin_capture_into(s, NULL); }
+static CUresult fk_begin_capture(CUstream s) { return fk_begin_capture_into(s, NULL, NULL, 0); }
 
 static CUresult fk_begin_capture_to_graph(CUstream s, CUgraph g, const CUgraphNode *deps,
                                           const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode m)
@@ -2194,7 +2365,7 @@ static CUresult fk_begin_capture_to_graph(CUstream s, CUgraph g, const CUgraphNo
     struct fk_graph *gr = (struct fk_graph *)g;
     if (!gr || gr->magic != FK_MAGIC_GRAPH || (n && !deps))
         return CUDA_ERROR_INVALID_VALUE;
-    return fk_begin_capture_into(s, gr);
+    return fk_begin_capture_into(s, gr, deps, n);
 }
 
 FK_EXPORT CUresult cuStreamBeginCapture(CUstream s) { ENTER(); return fk_begin_capture(s); }
@@ -2221,9 +2392,11 @@ static CUresult fk_end_capture(CUstream s, CUgraph *pg)
         if (j != st && j->joined && j->graph == st->graph) {
             j->capturing = j->joined = 0;
             j->graph = NULL;
+            j->ncdeps = 0;
         }
     st->capturing = 0;
     st->graph = NULL;
+    st->ncdeps = 0;
     pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
@@ -2245,46 +2418,61 @@ static CUresult fk_is_capturing(CUstream s, CUstreamCaptureStatus *cs)
 FK_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *cs) { ENTER(); return fk_is_capturing(s, cs); }
 FK_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *cs) { ENTER(); return fk_is_capturing(s, cs); }
 
-FK_EXPORT CUresult cuGraphDestroy(CUgraph g)
+/* Graphs (CUDA Programming Guide, "Graph Memory Nodes"; driver API reference, Graph Management).
+ * Nodes and edges are kept as made (cuGraphAdd*Node, cuGraphAddNode, stream capture, where an
+ * operation depends on the capturing stream's dependencies and joined streams bring theirs through
+ * events). An alloc node's address is fixed when the node is made; the memory is allocated
+ * (counted against the device, alloc_calls) when a launch reaches the node and freed by a free
+ * node of a launch, by cuMemFree / cuMemFreeAsync outside the graph, or, for an executable
+ * instantiated with AUTO_FREE_ON_LAUNCH, at its next launch (without it, relaunching while the
+ * memory is still allocated fails). A launch runs its graph's nodes in a topological order of
+ * the edges, child graphs in place of their node; where the edges leave nodes unordered it takes
+ * ready alloc nodes first, then other nodes, then free nodes (what the driver must back when
+ * unordered branches run at once). Destroying the graph or the executable frees nothing. Graphs
+ * with memory nodes: one executable at a time, no clone (cuGraphClone: NOT_SUPPORTED), a child
+ * graph only when moved in (cuGraphAddNode, CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE), no device
+ * launch (instantiation refused). cuGraphExecUpdate pairs top-level nodes in creation order and
+ * refuses a changed topology, node type or memory node. cuGraphUpload has no effect on graph
+ * memory (it is allocated when a launch reaches the node). This fake returns graph memory to the
+ * device at once: cuDeviceGraphMemTrim has nothing to do, and reserved equals used in
+ * cuDeviceGetGraphMemAttribute. */
+static size_t fk_graph_high[FK_MAX_DEV];
+
+static void fk_graph_free_nodes(struct fk_graph *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        struct fk_gnode *n = g->nodes[i];
+        if (n->alloc)
+            fk_graph_release(n->alloc);
+        if (n->child) {
+            fk_graph_free_nodes(n->child);
+            free(n->child);
+        }
+        n->magic = 0;
+        free(n->deps);
+        free(n);
+    }
+    free(g->nodes);
+    g->nodes = NULL;
+    g->n = g->cap = 0;
+    g->magic = 0;
+}
+
+FK_EXPORT CUresult cuGraphDestroy(CUgraph hg)
 {
     ENTER();
     NEED_INIT();
-    struct fk_graph *gr = (struct fk_graph *)g;
-    if (!gr || gr->magic != FK_MAGIC_GRAPH)
+    struct fk_graph *g = (struct fk_graph *)hg;
+    if (!g || g->magic != FK_MAGIC_GRAPH || g->owned)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&fk_lock);
-    for (size_t i = 0; i < FK_NBUCKET; i++) {
-        struct fk_alloc **pp = &fk_tab[i];
-        while (*pp) {
-            struct fk_alloc *a = *pp;
-            if (a->graph == gr && a->glive) {
-                a->graph = NULL; /* live graph memory outlives its graph (Graph Memory Nodes) */
-                pp = &a->next;
-            } else if (a->graph == gr) {
-                *pp = a->next;
-                fk_free_alloc_mem(a);
-                free(a);
-            } else
-                pp = &a->next;
-        }
-    }
+    fk_graph_free_nodes(g); /* live graph memory outlives its graph (Graph Memory Nodes) */
+    int keep = g->nexec > 0; /* its executables still name it */
     pthread_mutex_unlock(&fk_lock);
-    gr->magic = 0;
-    free(gr->allocs);
-    free(gr->frees);
-    free(gr);
+    if (!keep)
+        free(g);
     return CUDA_SUCCESS;
 }
-
-/* Graph memory nodes (CUDA Programming Guide, "Graph Memory Nodes"): an alloc node's address is
- * fixed when the node is made; the memory is allocated (counted against the device, alloc_calls)
- * when a launch reaches the node, and freed by a free node of a launch, by cuMemFree /
- * cuMemFreeAsync outside the graph, or, for an executable instantiated with
- * AUTO_FREE_ON_LAUNCH, at its next launch (without it, relaunching while the memory is still
- * allocated fails). Destroying the graph or the executable frees nothing. This fake returns graph
- * memory to the device at once (nothing is kept reserved): cuDeviceGraphMemTrim has nothing to
- * do, and reserved equals used in cuDeviceGetGraphMemAttribute. */
-static size_t fk_graph_high[FK_MAX_DEV];
 
 FK_EXPORT CUresult cuGraphCreate(CUgraph *pg, unsigned int flags)
 {
@@ -2300,36 +2488,147 @@ FK_EXPORT CUresult cuGraphCreate(CUgraph *pg, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
+static struct fk_graph *fk_graph_of(CUgraph hg)
+{
+    struct fk_graph *g = (struct fk_graph *)hg;
+    return g && g->magic == FK_MAGIC_GRAPH ? g : NULL;
+}
+
+/* fk_lock held. */
+static CUresult fk_add_alloc_node(struct fk_gnode **out, struct fk_graph *g, const CUgraphNode *deps, size_t ndeps,
+                                  const CUmemPoolProps *props, size_t bytesize, CUdeviceptr *dptr)
+{
+    if (!g || g->owned || !bytesize || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!fk_valid_dev(props->location.id))
+        return CUDA_ERROR_INVALID_DEVICE;
+    void *m = fk_mem(bytesize);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    struct fk_gnode *n = fk_gnode_add(g, CU_GRAPH_NODE_TYPE_MEM_ALLOC, deps, ndeps);
+    if (!n) {
+        free(m);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct fk_alloc *a =
+        fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, props->location.id, bytesize, NULL, m);
+    if (!a) { /* (out of memory in a test fake: the node stays, allocating nothing) */
+        free(m);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    a->graph = g;
+    a->owners = 1;
+    n->alloc = a;
+    *dptr = (CUdeviceptr)(uintptr_t)m;
+    *out = n;
+    return CUDA_SUCCESS;
+}
+
+/* fk_lock held. */
+static CUresult fk_add_free_node(struct fk_gnode **out, struct fk_graph *g, const CUgraphNode *deps, size_t ndeps,
+                                 CUdeviceptr dptr)
+{
+    if (!g || g->owned)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_alloc *a = fk_find((uintptr_t)dptr, CMT_SPACE_ADDR, NULL);
+    if (!a || a->kind != CMT_KIND_GRAPH || fk_graph_find_free(g, (uintptr_t)dptr))
+        return CUDA_ERROR_INVALID_VALUE; /* not an alloc node's address, or freed twice in g */
+    struct fk_gnode *n = fk_gnode_add(g, CU_GRAPH_NODE_TYPE_MEM_FREE, deps, ndeps);
+    if (!n)
+        return CUDA_ERROR_INVALID_VALUE;
+    n->dptr = (uintptr_t)dptr;
+    *out = n;
+    return CUDA_SUCCESS;
+}
+
+/* A copy of src (no memory nodes): nodes, edges, child graphs. fk_lock held. */
+static struct fk_graph *fk_graph_clone(const struct fk_graph *src)
+{
+    struct fk_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->magic = FK_MAGIC_GRAPH;
+    for (int i = 0; i < src->n; i++) {
+        const struct fk_gnode *o = src->nodes[i];
+        CUgraphNode deps[o->ndeps + 1];
+        for (int k = 0; k < o->ndeps; k++) {
+            int j = 0;
+            while (src->nodes[j] != o->deps[k])
+                j++;
+            deps[k] = (CUgraphNode)g->nodes[j];
+        }
+        struct fk_gnode *n = fk_gnode_add(g, o->type, deps, (size_t)o->ndeps);
+        if (n && o->child && (n->child = fk_graph_clone(o->child)))
+            n->child->owned = 1;
+        if (!n || (o->child && !n->child)) {
+            fk_graph_free_nodes(g);
+            free(g);
+            return NULL;
+        }
+    }
+    return g;
+}
+
+/* fk_lock held. */
+static CUresult fk_add_child_node(struct fk_gnode **out, struct fk_graph *g, const CUgraphNode *deps, size_t ndeps,
+                                  struct fk_graph *child, CUgraphChildGraphNodeOwnership own)
+{
+    if (!g || !child || child == g || child->owned || (own != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE &&
+                                                        own != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (own == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE && fk_graph_has_mem(child))
+        return CUDA_ERROR_INVALID_VALUE; /* memory nodes only in a child graph moved in */
+    if (own == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE && child->nexec)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_graph *c = own == CU_GRAPH_CHILD_GRAPH_OWNERSHIP_MOVE ? child : fk_graph_clone(child);
+    struct fk_gnode *n = c ? fk_gnode_add(g, CU_GRAPH_NODE_TYPE_GRAPH, deps, ndeps) : NULL;
+    if (!n) {
+        if (c && c != child) {
+            fk_graph_free_nodes(c);
+            free(c);
+        }
+        return c ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    c->owned = 1;
+    n->child = c;
+    *out = n;
+    return CUDA_SUCCESS;
+}
+
+/* fk_lock held. */
+static CUresult fk_add_plain_node(struct fk_gnode **out, struct fk_graph *g, const CUgraphNode *deps, size_t ndeps,
+                                  CUgraphNodeType type)
+{
+    if (!g)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_gnode *n = fk_gnode_add(g, type, deps, ndeps);
+    if (!n)
+        return CUDA_ERROR_INVALID_VALUE;
+    *out = n;
+    return CUDA_SUCCESS;
+}
+
+#define FK_ADD_NODE(call)                                                                          \
+    do {                                                                                           \
+        if (!node)                                                                                 \
+            return CUDA_ERROR_INVALID_VALUE;                                                       \
+        struct fk_gnode *n_ = NULL;                                                                \
+        pthread_mutex_lock(&fk_lock);                                                              \
+        CUresult r_ = call;                                                                        \
+        pthread_mutex_unlock(&fk_lock);                                                            \
+        if (r_ == CUDA_SUCCESS)                                                                    \
+            *node = (CUgraphNode)n_;                                                               \
+        return r_;                                                                                 \
+    } while (0)
+
 FK_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
                                           CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
     ENTER();
     NEED_INIT();
-    (void)deps;
-    (void)ndeps;
-    struct fk_graph *g = (struct fk_graph *)hg;
-    if (!node || !g || g->magic != FK_MAGIC_GRAPH || !p || !p->bytesize ||
-        p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+    if (!p)
         return CUDA_ERROR_INVALID_VALUE;
-    if (!fk_valid_dev(p->poolProps.location.id))
-        return CUDA_ERROR_INVALID_DEVICE;
-    void *m = fk_mem(p->bytesize);
-    if (!m)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    pthread_mutex_lock(&fk_lock);
-    struct fk_alloc *a =
-        fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, p->poolProps.location.id, p->bytesize, NULL, m);
-    if (a) {
-        a->graph = g;
-        if (!fk_graph_add_alloc(g, a))
-            a = NULL;
-    }
-    pthread_mutex_unlock(&fk_lock);
-    if (!a)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    p->dptr = (CUdeviceptr)(uintptr_t)m;
-    *node = (CUgraphNode)a;
-    return CUDA_SUCCESS;
+    FK_ADD_NODE(fk_add_alloc_node(&n_, fk_graph_of(hg), deps, ndeps, &p->poolProps, p->bytesize, &p->dptr));
 }
 
 FK_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
@@ -2337,34 +2636,468 @@ FK_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph hg, const CU
 {
     ENTER();
     NEED_INIT();
-    (void)deps;
-    (void)ndeps;
-    struct fk_graph *g = (struct fk_graph *)hg;
-    if (!node || !g || g->magic != FK_MAGIC_GRAPH)
+    FK_ADD_NODE(fk_add_free_node(&n_, fk_graph_of(hg), deps, ndeps, dptr));
+}
+
+FK_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                        const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+    ENTER();
+    NEED_INIT();
+    (void)ctx;
+    if (!p || !p->dst)
+        return CUDA_ERROR_INVALID_VALUE;
+    FK_ADD_NODE(fk_add_plain_node(&n_, fk_graph_of(hg), deps, ndeps, CU_GRAPH_NODE_TYPE_MEMSET));
+}
+
+FK_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps)
+{
+    ENTER();
+    NEED_INIT();
+    FK_ADD_NODE(fk_add_plain_node(&n_, fk_graph_of(hg), deps, ndeps, CU_GRAPH_NODE_TYPE_EMPTY));
+}
+
+FK_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                            CUgraph child)
+{
+    ENTER();
+    NEED_INIT();
+    FK_ADD_NODE(fk_add_child_node(&n_, fk_graph_of(hg), deps, ndeps, fk_graph_of(child),
+                                  CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE));
+}
+
+/* cuGraphAddNode: memory alloc/free, child graph (cloned or moved in), memset and empty nodes. */
+static CUresult fk_add_node(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                            CUgraphNodeParams *p)
+{
+    NEED_INIT();
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (p->type) {
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+        FK_ADD_NODE(fk_add_alloc_node(&n_, fk_graph_of(hg), deps, ndeps, &p->alloc.poolProps, p->alloc.bytesize,
+                                      &p->alloc.dptr));
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: FK_ADD_NODE(fk_add_free_node(&n_, fk_graph_of(hg), deps, ndeps, p->free.dptr));
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+        FK_ADD_NODE(fk_add_child_node(&n_, fk_graph_of(hg), deps, ndeps, fk_graph_of(p->graph.graph),
+                                      p->graph.ownership));
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+    case CU_GRAPH_NODE_TYPE_EMPTY: FK_ADD_NODE(fk_add_plain_node(&n_, fk_graph_of(hg), deps, ndeps, p->type));
+    default: return CUDA_ERROR_NOT_SUPPORTED; /* node types this fake does not model */
+    }
+}
+
+FK_EXPORT CUresult cuGraphAddNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                  CUgraphNodeParams *p)
+{
+    ENTER();
+    return fk_add_node(node, hg, deps, ndeps, p);
+}
+
+FK_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps,
+                                     const CUgraphEdgeData *data, size_t ndeps, CUgraphNodeParams *p)
+{
+    ENTER();
+    (void)data;
+    return fk_add_node(node, hg, deps, ndeps, p);
+}
+
+FK_EXPORT CUresult cuGraphClone(CUgraph *pg, CUgraph orig)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_graph *o = fk_graph_of(orig);
+    if (!pg || !o)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&fk_lock);
-    struct fk_alloc *a = fk_find((uintptr_t)dptr, CMT_SPACE_ADDR, NULL);
-    int ok = a && a->kind == CMT_KIND_GRAPH && fk_graph_add_free(g, (uintptr_t)dptr);
+    int mem = fk_graph_has_mem(o);
+    struct fk_graph *g = mem ? NULL : fk_graph_clone(o);
     pthread_mutex_unlock(&fk_lock);
-    if (!ok)
-        return CUDA_ERROR_INVALID_VALUE;
-    *node = (CUgraphNode)(uintptr_t)(dptr | 1);
+    if (mem)
+        return CUDA_ERROR_NOT_SUPPORTED; /* "not supported for graphs which contain memory nodes" */
+    if (!g)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *pg = (CUgraph)g;
     return CUDA_SUCCESS;
+}
+
+/* ---- queries ---- */
+
+FK_EXPORT CUresult cuGraphGetNodes(CUgraph hg, CUgraphNode *nodes, size_t *num)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_graph *g = fk_graph_of(hg);
+    if (!g || !num)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    if (nodes) {
+        for (size_t i = 0; i < *num; i++)
+            nodes[i] = i < (size_t)g->n ? (CUgraphNode)g->nodes[i] : NULL;
+        if (*num > (size_t)g->n)
+            *num = (size_t)g->n;
+    } else {
+        *num = (size_t)g->n;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult fk_get_edges(CUgraph hg, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *data, size_t *num)
+{
+    NEED_INIT();
+    struct fk_graph *g = fk_graph_of(hg);
+    if (!g || !num || (!from != !to))
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    size_t k = 0;
+    for (int i = 0; i < g->n; i++)
+        for (int d = 0; d < g->nodes[i]->ndeps; d++, k++)
+            if (from && k < *num) {
+                from[k] = (CUgraphNode)g->nodes[i]->deps[d];
+                to[k] = (CUgraphNode)g->nodes[i];
+                if (data)
+                    memset(&data[k], 0, sizeof data[k]);
+            }
+    if (from)
+        for (size_t i = k; i < *num; i++)
+            from[i] = to[i] = NULL;
+    if (!from || *num > k)
+        *num = k;
+    pthread_mutex_unlock(&fk_lock);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphGetEdges(CUgraph g, CUgraphNode *from, CUgraphNode *to, size_t *num)
+{
+    ENTER();
+    return fk_get_edges(g, from, to, NULL, num);
+}
+
+FK_EXPORT CUresult cuGraphGetEdges_v2(CUgraph g, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *data,
+                                      size_t *num)
+{
+    ENTER();
+    return fk_get_edges(g, from, to, data, num);
+}
+
+FK_EXPORT CUresult cuGraphNodeGetType(CUgraphNode h, CUgraphNodeType *type)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_gnode *n = fk_gnode_of(h);
+    if (!n || !type)
+        return CUDA_ERROR_INVALID_VALUE;
+    *type = n->type;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphMemAllocNodeGetParams(CUgraphNode h, CUDA_MEM_ALLOC_NODE_PARAMS *out)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_gnode *n = fk_gnode_of(h);
+    if (!n || n->type != CU_GRAPH_NODE_TYPE_MEM_ALLOC || !out || !n->alloc)
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(out, 0, sizeof *out);
+    out->poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    out->poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    out->poolProps.location.id = n->alloc->ord;
+    out->bytesize = n->alloc->size;
+    out->dptr = (CUdeviceptr)n->alloc->key;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphMemFreeNodeGetParams(CUgraphNode h, CUdeviceptr *dptr)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_gnode *n = fk_gnode_of(h);
+    if (!n || n->type != CU_GRAPH_NODE_TYPE_MEM_FREE || !dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    *dptr = (CUdeviceptr)n->dptr;
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode h, CUgraph *pg)
+{
+    ENTER();
+    NEED_INIT();
+    struct fk_gnode *n = fk_gnode_of(h);
+    if (!n || n->type != CU_GRAPH_NODE_TYPE_GRAPH || !pg)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pg = (CUgraph)n->child;
+    return CUDA_SUCCESS;
+}
+
+static CUresult fk_capture_info(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
+                                const CUgraphNode **deps, size_t *ndeps)
+{
+    NEED_INIT();
+    if (!status)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_stream *st = fk_stream_of(s);
+    pthread_mutex_lock(&fk_lock);
+    int on = st && st->capturing;
+    *status = on ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    if (id)
+        *id = on ? (cuuint64_t)(uintptr_t)st->graph : 0;
+    if (graph)
+        *graph = on ? (CUgraph)st->graph : NULL;
+    if (deps)
+        *deps = on ? (const CUgraphNode *)st->cdeps : NULL;
+    if (ndeps)
+        *ndeps = on ? (size_t)st->ncdeps : 0;
+    pthread_mutex_unlock(&fk_lock);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuStreamGetCaptureInfo_v2(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *g,
+                                             const CUgraphNode **deps, size_t *n)
+{
+    ENTER();
+    return fk_capture_info(s, st, id, g, deps, n);
+}
+
+FK_EXPORT CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *g,
+                                                  const CUgraphNode **deps, size_t *n)
+{
+    ENTER();
+    return fk_capture_info(s, st, id, g, deps, n);
+}
+
+/* ---- instantiation: the order a launch runs the memory nodes in ---- */
+
+struct fk_item {
+    struct fk_gnode *n; /* NULL: the end of a child graph */
+    int *preds, npreds, done;
+};
+struct fk_items {
+    struct fk_item *v;
+    int n, cap, failed;
+};
+
+static int fk_item_new(struct fk_items *it, struct fk_gnode *n)
+{
+    if (!fk_grow((void **)&it->v, &it->cap, it->n, sizeof *it->v)) {
+        it->failed = 1;
+        return -1;
+    }
+    it->v[it->n] = (struct fk_item){.n = n};
+    return it->n++;
+}
+
+static void fk_item_pred(struct fk_items *it, int i, int pred)
+{
+    if (i < 0 || pred < 0)
+        return;
+    int *p = realloc(it->v[i].preds, (size_t)(it->v[i].npreds + 1) * sizeof *p);
+    if (!p) {
+        it->failed = 1;
+        return;
+    }
+    p[it->v[i].npreds++] = pred;
+    it->v[i].preds = p;
+}
+
+/* Items of g's nodes (a child graph node: its start, the child's nodes, its end); a root of g
+ * depends on start (the child graph node that holds g, -1 at the top). */
+static void fk_items_of(struct fk_items *it, struct fk_graph *g, int start)
+{
+    for (int i = 0; i < g->n; i++) {
+        struct fk_gnode *n = g->nodes[i];
+        n->item = n->item_end = fk_item_new(it, n);
+        if (n->child) {
+            fk_items_of(it, n->child, n->item);
+            n->item_end = fk_item_new(it, NULL);
+            for (int k = 0; k < n->child->n; k++)
+                fk_item_pred(it, n->item_end, n->child->nodes[k]->item_end);
+        }
+    }
+    for (int i = 0; i < g->n; i++) {
+        struct fk_gnode *n = g->nodes[i];
+        if (!n->ndeps)
+            fk_item_pred(it, n->item, start);
+        for (int d = 0; d < n->ndeps; d++)
+            fk_item_pred(it, n->item, n->deps[d]->item_end);
+    }
+}
+
+static int fk_item_rank(const struct fk_item *x)
+{
+    if (x->n && x->n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+        return 0;
+    return x->n && x->n->type == CU_GRAPH_NODE_TYPE_MEM_FREE ? 2 : 1;
+}
+
+/* The memory operations of a launch of g in order (malloc'd; *nops of them). fk_lock held. */
+static struct fk_gop *fk_graph_order(struct fk_graph *g, int *nops)
+{
+    struct fk_items it = {0};
+    fk_items_of(&it, g, -1);
+    struct fk_gop *ops = it.failed ? NULL : calloc((size_t)it.n + 1, sizeof *ops);
+    int nop = 0, left = it.n;
+    while (ops && left > 0) {
+        int best = -1;
+        for (int i = 0; i < it.n; i++) { /* ready: every predecessor ran */
+            struct fk_item *x = &it.v[i];
+            int ready = !x->done;
+            for (int k = 0; ready && k < x->npreds; k++)
+                ready = it.v[x->preds[k]].done;
+            if (ready && (best < 0 || fk_item_rank(x) < fk_item_rank(&it.v[best])))
+                best = i;
+        }
+        if (best < 0) { /* a cycle */
+            free(ops);
+            ops = NULL;
+            break;
+        }
+        struct fk_item *x = &it.v[best];
+        x->done = 1;
+        left--;
+        if (x->n && x->n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && x->n->alloc)
+            ops[nop++].alloc = x->n->alloc;
+        else if (x->n && x->n->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+            ops[nop++].dptr = x->n->dptr;
+    }
+    for (int i = 0; i < it.n; i++)
+        free(it.v[i].preds);
+    free(it.v);
+    *nops = nop;
+    return ops;
+}
+
+static int fk_graph_has_type(const struct fk_graph *g, CUgraphNodeType t)
+{
+    for (int i = 0; i < g->n; i++)
+        if (g->nodes[i]->type == t || (g->nodes[i]->child && fk_graph_has_type(g->nodes[i]->child, t)))
+            return 1;
+    return 0;
+}
+
+static struct fk_gshape fk_shape_of(const struct fk_gnode *n)
+{
+    struct fk_gshape sh = {.type = n->type, .ndeps = n->ndeps};
+    if (n->alloc) {
+        sh.dptr = n->alloc->key;
+        sh.size = n->alloc->size;
+    } else if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE) {
+        sh.dptr = n->dptr;
+    }
+    return sh;
+}
+
+static CUresult fk_instantiate(CUgraphExec *pe, CUgraph hg, unsigned long long flags,
+                               CUgraphInstantiateResult *result)
+{
+    NEED_INIT();
+    struct fk_graph *g = fk_graph_of(hg);
+    *result = CUDA_GRAPH_INSTANTIATE_ERROR;
+    if (!pe || !g || g->owned ||
+        (flags & ~(unsigned long long)(CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+                                       CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH |
+                                       CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) && (flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH))
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    int mem = fk_graph_has_mem(g);
+    CUresult r = CUDA_SUCCESS;
+    if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) && mem) {
+        *result = CUDA_GRAPH_INSTANTIATE_NODE_OPERATION_NOT_SUPPORTED; /* device graphs: no memory nodes */
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else if ((flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) && !fk_graph_has_type(g, CU_GRAPH_NODE_TYPE_MEMSET)) {
+        *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE; /* needs a kernel, memcpy or memset node */
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else if (mem && g->nexec) {
+        r = CUDA_ERROR_INVALID_VALUE; /* one executable at a time for a graph with memory nodes */
+    }
+    struct fk_exec *e = r == CUDA_SUCCESS ? calloc(1, sizeof *e) : NULL;
+    if (e) {
+        *e = (struct fk_exec){.magic = FK_MAGIC_EXEC, .g = g, .flags = flags};
+        e->ops = fk_graph_order(g, &e->nops);
+        e->shape = calloc((size_t)g->n + 1, sizeof *e->shape);
+        if (!e->ops || !e->shape) {
+            free(e->ops);
+            free(e->shape);
+            free(e);
+            e = NULL;
+        }
+    }
+    if (r == CUDA_SUCCESS && !e)
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (e) {
+        for (int i = 0; i < g->n; i++)
+            e->shape[e->nshape++] = fk_shape_of(g->nodes[i]);
+        for (int i = 0; i < e->nops; i++)
+            if (e->ops[i].alloc)
+                e->ops[i].alloc->owners++; /* the executable keeps the address */
+        g->nexec++;
+        *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
+        *pe = (CUgraphExec)e;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return r;
 }
 
 FK_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg, unsigned long long flags)
 {
     ENTER();
-    NEED_INIT();
-    struct fk_graph *g = (struct fk_graph *)hg;
-    if (!pe || !g || g->magic != FK_MAGIC_GRAPH)
+    CUgraphInstantiateResult res;
+    if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)
+        return CUDA_ERROR_INVALID_VALUE; /* only through cuGraphInstantiateWithParams */
+    return fk_instantiate(pe, hg, flags, &res);
+}
+
+static CUresult fk_instantiate_log(CUgraphExec *pe, CUgraph hg, CUgraphNode *err, char *log, size_t size)
+{
+    CUgraphInstantiateResult res;
+    if (err)
+        *err = NULL;
+    if (log && size)
+        log[0] = 0;
+    return fk_instantiate(pe, hg, 0, &res);
+}
+
+FK_EXPORT CUresult cuGraphInstantiate(CUgraphExec *pe, CUgraph g, CUgraphNode *err, char *log, size_t size)
+{
+    ENTER();
+    return fk_instantiate_log(pe, g, err, log, size);
+}
+
+FK_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pe, CUgraph g, CUgraphNode *err, char *log, size_t size)
+{
+    ENTER();
+    return fk_instantiate_log(pe, g, err, log, size);
+}
+
+static CUresult fk_instantiate_params(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    if (!p)
         return CUDA_ERROR_INVALID_VALUE;
-    struct fk_exec *e = calloc(1, sizeof *e);
-    if (!e)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *e = (struct fk_exec){.magic = FK_MAGIC_EXEC, .g = g, .flags = flags};
-    *pe = (CUgraphExec)e;
-    return CUDA_SUCCESS;
+    p->hErrNode_out = NULL;
+    CUresult r = fk_instantiate(pe, g, p->flags, &p->result_out);
+    if (r == CUDA_SUCCESS && (p->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD))
+        ((struct fk_exec *)*pe)->uploaded = 1;
+    return r;
+}
+
+FK_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    ENTER();
+    return fk_instantiate_params(pe, g, p);
+}
+
+FK_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pe, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    ENTER();
+    return fk_instantiate_params(pe, g, p);
+}
+
+static struct fk_exec *fk_exec_of(CUgraphExec he)
+{
+    struct fk_exec *e = (struct fk_exec *)he;
+    return e && e->magic == FK_MAGIC_EXEC ? e : NULL;
 }
 
 static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
@@ -2372,26 +3105,33 @@ static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
     if (!fk_inited)
         return CUDA_ERROR_NOT_INITIALIZED;
     (void)s;
-    struct fk_exec *e = (struct fk_exec *)he;
-    if (!e || e->magic != FK_MAGIC_EXEC || !e->g || e->g->magic != FK_MAGIC_GRAPH)
+    struct fk_exec *e = fk_exec_of(he);
+    if (!e)
         return CUDA_ERROR_INVALID_VALUE;
-    struct fk_graph *g = e->g;
     pthread_mutex_lock(&fk_lock);
-    for (int i = 0; i < g->nalloc; i++)
-        if (g->allocs[i]->glive && !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)) {
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i].alloc && e->ops[i].alloc->glive &&
+            !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)) {
             pthread_mutex_unlock(&fk_lock);
             return CUDA_ERROR_INVALID_VALUE; /* its memory from the last launch was not freed */
         }
-    for (int i = 0; i < g->nalloc; i++)
-        if (g->allocs[i]->glive)
-            fk_graph_free(g->allocs[i], NULL); /* AUTO_FREE_ON_LAUNCH */
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i].alloc && e->ops[i].alloc->glive)
+            fk_graph_free(e->ops[i].alloc, NULL); /* AUTO_FREE_ON_LAUNCH */
     CUresult r = CUDA_SUCCESS;
-    for (int i = 0; i < g->nalloc && r == CUDA_SUCCESS; i++) {
-        struct fk_alloc *a = g->allocs[i];
+    for (int i = 0; i < e->nops && r == CUDA_SUCCESS; i++) {
+        struct fk_alloc *a = e->ops[i].alloc;
+        if (!a) { /* a free node */
+            struct fk_alloc *f = fk_find(e->ops[i].dptr, CMT_SPACE_ADDR, NULL);
+            if (f && f->kind == CMT_KIND_GRAPH)
+                fk_graph_free(f, NULL);
+            continue;
+        }
         if (!fk_reserve(a->ord, a->size)) {
             r = CUDA_ERROR_OUT_OF_MEMORY;
             for (int k = 0; k < i; k++)
-                fk_graph_free(g->allocs[k], NULL);
+                if (e->ops[k].alloc)
+                    fk_graph_free(e->ops[k].alloc, NULL);
             break;
         }
         a->glive = 1;
@@ -2399,11 +3139,6 @@ static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
         fk_graph_used[a->ord] += a->size;
         if (fk_graph_used[a->ord] > fk_graph_high[a->ord])
             fk_graph_high[a->ord] = fk_graph_used[a->ord];
-    }
-    for (int i = 0; i < g->nfree && r == CUDA_SUCCESS; i++) {
-        struct fk_alloc *a = fk_find(g->frees[i], CMT_SPACE_ADDR, NULL);
-        if (a && a->kind == CMT_KIND_GRAPH)
-            fk_graph_free(a, NULL);
     }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
@@ -2413,14 +3148,94 @@ static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
 FK_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
 FK_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
 
+static CUresult fk_graph_upload(CUgraphExec he, CUstream s)
+{
+    NEED_INIT();
+    struct fk_stream *st = fk_stream_of(s);
+    struct fk_exec *e = fk_exec_of(he);
+    if (!e || (s && (uintptr_t)s > 2 && !st))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (st && st->capturing)
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    e->uploaded = 1; /* graph memory is still allocated by the launch that reaches its node */
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuGraphUpload(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_upload(e, s); }
+FK_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_upload(e, s); }
+
+/* cuGraphExecUpdate: g must be topologically identical (top-level nodes paired in creation
+ * order); the parameters of memory nodes cannot change (cuGraphExecNodeSetParams does not support
+ * them), so an update never changes what a launch allocates. */
+static CUresult fk_exec_update(CUgraphExec he, CUgraph hg, CUgraphExecUpdateResult *res, CUgraphNode *err)
+{
+    NEED_INIT();
+    struct fk_exec *e = fk_exec_of(he);
+    struct fk_graph *g = fk_graph_of(hg);
+    *res = CU_GRAPH_EXEC_UPDATE_ERROR;
+    *err = NULL;
+    if (!e || !g || g->owned)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    *res = CU_GRAPH_EXEC_UPDATE_SUCCESS;
+    if (g->n != e->nshape)
+        *res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+    for (int i = 0; i < g->n && *res == CU_GRAPH_EXEC_UPDATE_SUCCESS; i++) {
+        struct fk_gshape now = fk_shape_of(g->nodes[i]), was = e->shape[i];
+        if (now.type != was.type)
+            *res = CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED;
+        else if (now.ndeps != was.ndeps)
+            *res = CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+        else if (now.dptr != was.dptr || now.size != was.size ||
+                 (g->nodes[i]->child && fk_graph_has_mem(g->nodes[i]->child)))
+            *res = CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
+        if (*res != CU_GRAPH_EXEC_UPDATE_SUCCESS)
+            *err = (CUgraphNode)g->nodes[i];
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return *res == CU_GRAPH_EXEC_UPDATE_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+}
+
+FK_EXPORT CUresult cuGraphExecUpdate(CUgraphExec e, CUgraph g, CUgraphNode *err, CUgraphExecUpdateResult *res)
+{
+    ENTER();
+    CUgraphNode n;
+    CUgraphExecUpdateResult r;
+    CUresult rc = fk_exec_update(e, g, &r, &n);
+    if (err)
+        *err = n;
+    if (res)
+        *res = r;
+    return rc;
+}
+
+FK_EXPORT CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+    ENTER();
+    if (!info)
+        return CUDA_ERROR_INVALID_VALUE;
+    info->errorFromNode = NULL;
+    return fk_exec_update(e, g, &info->result, &info->errorNode);
+}
+
 FK_EXPORT CUresult cuGraphExecDestroy(CUgraphExec he)
 {
     ENTER();
     NEED_INIT();
-    struct fk_exec *e = (struct fk_exec *)he;
-    if (!e || e->magic != FK_MAGIC_EXEC)
+    struct fk_exec *e = fk_exec_of(he);
+    if (!e)
         return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fk_lock);
+    for (int i = 0; i < e->nops; i++)
+        if (e->ops[i].alloc)
+            fk_graph_release(e->ops[i].alloc);
+    struct fk_graph *g = e->g;
+    if (--g->nexec == 0 && g->magic != FK_MAGIC_GRAPH)
+        free(g); /* destroyed before its last executable */
+    pthread_mutex_unlock(&fk_lock);
     e->magic = 0;
+    free(e->ops);
+    free(e->shape);
     free(e);
     return CUDA_SUCCESS;
 }
@@ -2478,6 +3293,7 @@ FK_EXPORT CUresult cuEventDestroy_v2(CUevent e)
     if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     ev->magic = 0;
+    free(ev->deps);
     free(ev);
     return CUDA_SUCCESS;
 }
@@ -2496,6 +3312,15 @@ static CUresult fk_event_record(CUevent e, CUstream s)
     pthread_mutex_lock(&fk_lock);
     ev->src = st && st->capturing ? st : NULL;
     ev->capture = ev->src ? st->graph : NULL;
+    ev->ndeps = 0;
+    if (ev->src && st->ncdeps) {
+        struct fk_gnode **d = realloc(ev->deps, (size_t)st->ncdeps * sizeof *d);
+        if (d) {
+            memcpy(d, st->cdeps, (size_t)st->ncdeps * sizeof *d);
+            ev->deps = d;
+            ev->ndeps = st->ncdeps;
+        }
+    }
     pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
@@ -2513,6 +3338,15 @@ static CUresult fk_stream_wait_event(CUstream s, CUevent e)
         !st->capturing) {
         st->graph = ev->capture;
         st->capturing = st->joined = 1;
+        fk_cdeps_set(st, ev->deps, ev->ndeps); /* its next operation follows the recorded ones */
+    } else if (ev->capture && st && st->capturing && st->graph == ev->capture) {
+        for (int i = 0; i < ev->ndeps; i++) { /* and the event's, within the same capture */
+            int k = 0;
+            while (k < st->ncdeps && st->cdeps[k] != ev->deps[i])
+                k++;
+            if (k == st->ncdeps && fk_grow((void **)&st->cdeps, &st->capcdeps, st->ncdeps, sizeof *st->cdeps))
+                st->cdeps[st->ncdeps++] = ev->deps[i];
+        }
     }
     pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
@@ -2651,10 +3485,21 @@ static CUresult fk_alloc_async(CUdeviceptr *dptr, size_t size, struct fk_pool *p
     if (a) {
         a->pool = pool;
         a->graph = g;
-        if (!g)
+        if (!g) {
             fk_alloc_calls++;
-        else
-            fk_graph_add_alloc(g, a); /* (out of memory in a test fake: the node is not launched) */
+        } else {
+            struct fk_gnode *n = fk_capture_node(st, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+            if (n) { /* an alloc node of the capture */
+                n->alloc = a;
+                a->owners = 1;
+            } else {
+                struct fk_alloc **link = NULL;
+                if (fk_find(a->key, a->space, &link) == a && link)
+                    *link = a->next;
+                free(a);
+                a = NULL;
+            }
+        }
     }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
@@ -2684,9 +3529,13 @@ static CUresult fk_free_async(CUdeviceptr p, CUstream s)
     }
     if (st && st->capturing) {
         /* A free node in the graph: the memory is freed when the graph runs, not now. */
-        fk_graph_add_free(st->graph, (uintptr_t)p);
+        struct fk_gnode *n = !fk_graph_find_free(st->graph, (uintptr_t)p) /* freed once in a graph */
+                                 ? fk_capture_node(st, CU_GRAPH_NODE_TYPE_MEM_FREE)
+                                 : NULL;
+        if (n)
+            n->dptr = (uintptr_t)p;
         pthread_mutex_unlock(&fk_lock);
-        return CUDA_SUCCESS;
+        return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     }
     if (a->kind == CMT_KIND_GRAPH) {
         CUresult r = fk_graph_free(a, link) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -3246,6 +4095,29 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuGraphAddMemAllocNode, 11040, 0, cuGraphAddMemAllocNode)                                    \
     X(cuGraphAddMemFreeNode, 11040, 0, cuGraphAddMemFreeNode)                                      \
     X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags)                          \
+    X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate)                                            \
+    X(cuGraphInstantiate, 11000, 0, cuGraphInstantiate_v2)                                         \
+    X(cuGraphInstantiateWithParams, 12000, 0, cuGraphInstantiateWithParams)                        \
+    X(cuGraphInstantiateWithParams, 12000, 1, cuGraphInstantiateWithParams_ptsz)                   \
+    X(cuGraphUpload, 11010, 0, cuGraphUpload)                                                      \
+    X(cuGraphUpload, 11010, 1, cuGraphUpload_ptsz)                                                 \
+    X(cuGraphExecUpdate, 10020, 0, cuGraphExecUpdate)                                              \
+    X(cuGraphExecUpdate, 12000, 0, cuGraphExecUpdate_v2)                                           \
+    X(cuGraphAddNode, 12020, 0, cuGraphAddNode)                                                    \
+    X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2)                                                 \
+    X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode)                                        \
+    X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode)                                          \
+    X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode)                                \
+    X(cuGraphClone, 10000, 0, cuGraphClone)                                                        \
+    X(cuGraphGetNodes, 10000, 0, cuGraphGetNodes)                                                  \
+    X(cuGraphGetEdges, 10000, 0, cuGraphGetEdges)                                                  \
+    X(cuGraphGetEdges, 12030, 0, cuGraphGetEdges_v2)                                               \
+    X(cuGraphNodeGetType, 10000, 0, cuGraphNodeGetType)                                            \
+    X(cuGraphMemAllocNodeGetParams, 11040, 0, cuGraphMemAllocNodeGetParams)                        \
+    X(cuGraphMemFreeNodeGetParams, 11040, 0, cuGraphMemFreeNodeGetParams)                          \
+    X(cuGraphChildGraphNodeGetGraph, 10000, 0, cuGraphChildGraphNodeGetGraph)                      \
+    X(cuStreamGetCaptureInfo, 11030, 0, cuStreamGetCaptureInfo_v2)                                 \
+    X(cuStreamGetCaptureInfo, 11030, 1, cuStreamGetCaptureInfo_v2_ptsz)                            \
     X(cuGraphLaunch, 10000, 0, cuGraphLaunch)                                                      \
     X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz)                                                 \
     X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy)                                            \
