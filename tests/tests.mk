@@ -66,14 +66,17 @@ $(FAKE_OUT)/fakert/fakert_procs.h: $(FAKE_GETPROC_REF) tests/tests.mk
 $(FAKE_OUT)/fakert/fakert.o: tests/fakert/fakert.c $(FAKE_OUT)/fakert/fakert_procs.h tests/tests.mk
 	$(CC) $(FAKE_PIC_CFLAGS) -I$(FAKE_OUT)/fakert -c -o $@ $<
 
-$(FAKE_OUT)/fakert/libcudart.so.13: $(FAKE_OUT)/fakert/fakert.o
-	$(CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+$(FAKE_OUT)/fakert/fakert_graph.o: tests/fakert/fakert_graph.c tests/fakert/fakert_internal.h $(FAKE_OUT)/fakert/fakert_procs.h tests/tests.mk
+	$(CC) $(FAKE_PIC_CFLAGS) -I$(FAKE_OUT)/fakert -c -o $@ $<
+
+$(FAKE_OUT)/fakert/libcudart.so.13: $(FAKE_OUT)/fakert/fakert.o $(FAKE_OUT)/fakert/fakert_graph.o
+	$(CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $^ -ldl -lpthread
 
 $(FAKE_OUT)/fakert/libcudart.so: $(FAKE_OUT)/fakert/libcudart.so.13
 	ln -sf libcudart.so.13 $@
 
-$(FAKE_OUT)/fakert/libcudart_static.a: $(FAKE_OUT)/fakert/fakert.o
-	rm -f $@ && ar rcs $@ $<
+$(FAKE_OUT)/fakert/libcudart_static.a: $(FAKE_OUT)/fakert/fakert.o $(FAKE_OUT)/fakert/fakert_graph.o
+	rm -f $@ && ar rcs $@ $^
 
 # --- programs ------------------------------------------------------------------------------
 FAKE_PROG_DEPS := tests/progs/fake_prog.h tests/tests.mk

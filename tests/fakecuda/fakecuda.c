@@ -2650,6 +2650,61 @@ FK_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph hg, const CUg
     FK_ADD_NODE(fk_add_plain_node(&n_, fk_graph_of(hg), deps, ndeps, CU_GRAPH_NODE_TYPE_MEMSET));
 }
 
+/* Kernel and copy nodes: no code runs on this fake (a kernel node does nothing; a copy node is
+ * not performed); they order the other nodes. */
+FK_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                           const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    ENTER();
+    NEED_INIT();
+    if (!p || (!p->func && !p->kern))
+        return CUDA_ERROR_INVALID_VALUE;
+    FK_ADD_NODE(fk_add_plain_node(&n_, fk_graph_of(hg), deps, ndeps, CU_GRAPH_NODE_TYPE_KERNEL));
+}
+
+FK_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                        const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+    ENTER();
+    NEED_INIT();
+    (void)ctx;
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    FK_ADD_NODE(fk_add_plain_node(&n_, fk_graph_of(hg), deps, ndeps, CU_GRAPH_NODE_TYPE_MEMCPY));
+}
+
+/* A kernel launch: nothing runs; on a capturing stream it is a kernel node of the capture. */
+static CUresult fk_launch_kernel(CUfunction f, CUstream s)
+{
+    NEED_INIT();
+    if (!f)
+        return CUDA_ERROR_INVALID_HANDLE;
+    struct fk_stream *st = fk_stream_of(s);
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&fk_lock);
+    if (st && st->capturing && !fk_capture_node(st, CU_GRAPH_NODE_TYPE_KERNEL))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_unlock(&fk_lock);
+    return r;
+}
+
+FK_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                  unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
+{
+    ENTER();
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem, (void)params, (void)extra;
+    return fk_launch_kernel(f, s);
+}
+
+FK_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                       unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params,
+                                       void **extra)
+{
+    ENTER();
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem, (void)params, (void)extra;
+    return fk_launch_kernel(f, s);
+}
+
 FK_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps)
 {
     ENTER();
@@ -4107,6 +4162,10 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2)                                                 \
     X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode)                                        \
     X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode)                                          \
+    X(cuGraphAddKernelNode, 12000, 0, cuGraphAddKernelNode_v2)                                     \
+    X(cuGraphAddMemcpyNode, 10000, 0, cuGraphAddMemcpyNode)                                        \
+    X(cuLaunchKernel, 4000, 0, cuLaunchKernel)                                                     \
+    X(cuLaunchKernel, 7000, 1, cuLaunchKernel_ptsz)                                                \
     X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode)                                \
     X(cuGraphClone, 10000, 0, cuGraphClone)                                                        \
     X(cuGraphGetNodes, 10000, 0, cuGraphGetNodes)                                                  \
