@@ -6,6 +6,9 @@
  *             the capture through cuStreamWaitEvent: the free is a node of the graph
  *   device 3: explicit graph, D (1 MiB) -> memset -> free D -> E (5 MiB); E freed after the
  *             launch by cuMemFree: 5 MiB at most
+ *   device 4 (with FAKECUDA_DEVICES=5): two unordered branches, A 1 MiB -> free A and B 2 MiB ->
+ *             free B, joined by an empty node: ready allocations are taken before ready frees, so
+ *             both are counted live together, 3 MiB (they may run at once)
  * Nothing leaks. Prints `graph-allocs N` (allocations the launches made). */
 #include <cuda.h>
 
@@ -128,12 +131,30 @@ static void memset_between(void) {
     fake_allocs += 2;
 }
 
+static void unordered_branches(void) {
+    CUgraph g;
+    CUdeviceptr a, b;
+    int n = 0;
+    FAKE_CU(cuDeviceGetCount(&n));
+    if (n < 5) return;
+    use_device(4);
+    FAKE_CU(cuGraphCreate(&g, 0));
+    CUgraphNode na = add_alloc(g, 4, 1 * MB, NULL, &a);
+    CUgraphNode nb = add_alloc(g, 4, 2 * MB, NULL, &b);
+    CUgraphNode ends[2] = {add_free(g, a, &na), add_free(g, b, &nb)};
+    CUgraphNode join;
+    FAKE_CU(cuGraphAddEmptyNode(&join, g, ends, 2));
+    launch_once(g, NULL);
+    fake_allocs += 2;
+}
+
 int main(void) {
     fake_drv_start();
     explicit_chain();
     captured_chain();
     freed_on_joined_stream();
     memset_between();
+    unordered_branches();
     printf("graph-allocs %d\n", fake_allocs);
     fake_expect_alloc();
     return 0;
