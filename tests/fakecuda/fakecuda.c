@@ -3583,8 +3583,9 @@ static CUresult fk_free_async(CUdeviceptr p, CUstream s)
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (st && st->capturing) {
-        /* A free node in the graph: the memory is freed when the graph runs, not now. */
-        struct fk_gnode *n = !fk_graph_find_free(st->graph, (uintptr_t)p) /* freed once in a graph */
+        /* A free node in the graph: the memory is freed when the graph runs, not now. It "must
+         * therefore be passed the address of a graph allocation", freed once in a graph. */
+        struct fk_gnode *n = a->kind == CMT_KIND_GRAPH && !fk_graph_find_free(st->graph, (uintptr_t)p)
                                  ? fk_capture_node(st, CU_GRAPH_NODE_TYPE_MEM_FREE)
                                  : NULL;
         if (n)
