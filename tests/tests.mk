@@ -33,7 +33,7 @@ FAKE_TARGETS := $(FAKE_OUT)/fakecuda/libcuda.so.1 $(FAKE_OUT)/fakecuda/libcuda.s
 test-programs: $(FAKE_TARGETS)
 
 # --- fake driver ---------------------------------------------------------------------------
-$(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c include/cmt_format.h tests/tests.mk
+$(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/fakecuda_graph.c tests/fakecuda/fakecuda_graph_exec.c include/cmt_format.h tests/tests.mk
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
 
@@ -47,7 +47,7 @@ $(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/cmt_n
 
 # the same fake as a driver that lacks some entry points (tests/fakecuda/old_driver.map)
 test-programs: $(FAKE_OUT)/fakecuda_old/libcuda.so.1
-$(FAKE_OUT)/fakecuda_old/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/old_driver.map include/cmt_format.h tests/tests.mk
+$(FAKE_OUT)/fakecuda_old/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/fakecuda_graph.c tests/fakecuda/fakecuda_graph_exec.c tests/fakecuda/old_driver.map include/cmt_format.h tests/tests.mk
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=tests/fakecuda/old_driver.map \
 		-o $@ $< -lpthread
