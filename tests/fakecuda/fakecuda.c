@@ -83,6 +83,8 @@ struct fk_gnode {
     struct fk_alloc *alloc;   /* MEM_ALLOC */
     uintptr_t dptr;           /* MEM_FREE */
     struct fk_graph *child;   /* GRAPH: the child graph it owns (cloned or moved in) */
+    CUhostFn host_fn;         /* HOST: what a launch calls */
+    void *host_data;
     int item, item_end;       /* scratch of fk_graph_order: its items (a child graph node: two) */
 };
 
@@ -98,7 +100,9 @@ struct fk_graph {
  * alloc and free nodes (child graphs included) in a topological order of the edges. */
 struct fk_gop {
     struct fk_alloc *alloc;   /* an alloc node, or NULL: */
-    uintptr_t dptr;           /* a free node of this address */
+    uintptr_t dptr;           /* a free node of this address, or (0) */
+    CUhostFn host_fn;         /* a host node */
+    void *host_data;
 };
 
 /* The shape of an executable's top-level node, for cuGraphExecUpdate. */
@@ -3264,6 +3268,9 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2)                                                 \
     X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode)                                        \
     X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode)                                          \
+    X(cuGraphAddHostNode, 10000, 0, cuGraphAddHostNode)                                            \
+    X(cuLaunchHostFunc, 10000, 0, cuLaunchHostFunc)                                                \
+    X(cuLaunchHostFunc, 10000, 1, cuLaunchHostFunc_ptsz)                                           \
     X(cuGraphAddKernelNode, 12000, 0, cuGraphAddKernelNode_v2)                                     \
     X(cuGraphAddMemcpyNode, 10000, 0, cuGraphAddMemcpyNode)                                        \
     X(cuLaunchKernel, 4000, 0, cuLaunchKernel)                                                     \

@@ -145,6 +145,10 @@ static struct fk_graph *fk_graph_clone(const struct fk_graph *src)
             deps[k] = (CUgraphNode)g->nodes[j];
         }
         struct fk_gnode *n = fk_gnode_add(g, o->type, deps, (size_t)o->ndeps);
+        if (n) {
+            n->host_fn = o->host_fn;
+            n->host_data = o->host_data;
+        }
         if (n && o->child && (n->child = fk_graph_clone(o->child)))
             n->child->owned = 1;
         if (!n || (o->child && !n->child)) {
@@ -291,6 +295,50 @@ FK_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned gx, unsigned gy, u
     (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shmem, (void)params, (void)extra;
     return fk_launch_kernel(f, s);
 }
+
+FK_EXPORT CUresult cuGraphAddHostNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
+                                      const CUDA_HOST_NODE_PARAMS *p)
+{
+    ENTER();
+    NEED_INIT();
+    if (!p || !p->fn || !node)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_gnode *n = NULL;
+    pthread_mutex_lock(&fk_lock);
+    CUresult r = fk_add_plain_node(&n, fk_graph_of(hg), deps, ndeps, CU_GRAPH_NODE_TYPE_HOST);
+    if (r == CUDA_SUCCESS) {
+        n->host_fn = p->fn;
+        n->host_data = p->userData;
+        *node = (CUgraphNode)n;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    return r;
+}
+
+/* A host function in stream order: called now (this fake's streams have no pending work), or, on
+ * a capturing stream, a host node of the capture. */
+static CUresult fk_launch_host_func(CUstream s, CUhostFn fn, void *data)
+{
+    NEED_INIT();
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct fk_stream *st = fk_stream_of(s);
+    pthread_mutex_lock(&fk_lock);
+    int captured = st && st->capturing;
+    struct fk_gnode *n = captured ? fk_capture_node(st, CU_GRAPH_NODE_TYPE_HOST) : NULL;
+    if (n) {
+        n->host_fn = fn;
+        n->host_data = data;
+    }
+    pthread_mutex_unlock(&fk_lock);
+    if (captured)
+        return n ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    fn(data);
+    return CUDA_SUCCESS;
+}
+
+FK_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data) { ENTER(); return fk_launch_host_func(s, fn, data); }
+FK_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *data) { ENTER(); return fk_launch_host_func(s, fn, data); }
 
 FK_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps)
 {

@@ -68,7 +68,7 @@ static int fk_item_rank(const struct fk_item *x)
     return x->n && x->n->type == CU_GRAPH_NODE_TYPE_MEM_FREE ? 2 : 1;
 }
 
-/* The memory operations of a launch of g in order (malloc'd; *nops of them). fk_lock held. */
+/* The memory and host operations of a launch of g in order (malloc'd; *nops of them). fk_lock held. */
 static struct fk_gop *fk_graph_order(struct fk_graph *g, int *nops)
 {
     struct fk_items it = {0};
@@ -97,6 +97,10 @@ static struct fk_gop *fk_graph_order(struct fk_graph *g, int *nops)
             ops[nop++].alloc = x->n->alloc;
         else if (x->n && x->n->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
             ops[nop++].dptr = x->n->dptr;
+        else if (x->n && x->n->type == CU_GRAPH_NODE_TYPE_HOST) {
+            ops[nop].host_fn = x->n->host_fn;
+            ops[nop++].host_data = x->n->host_data;
+        }
     }
     for (int i = 0; i < it.n; i++)
         free(it.v[i].preds);
@@ -259,6 +263,8 @@ static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
     CUresult r = CUDA_SUCCESS;
     for (int i = 0; i < e->nops && r == CUDA_SUCCESS; i++) {
         struct fk_alloc *a = e->ops[i].alloc;
+        if (!a && e->ops[i].host_fn)
+            continue; /* called below, outside the lock */
         if (!a) { /* a free node */
             struct fk_alloc *f = fk_find(e->ops[i].dptr, CMT_SPACE_ADDR, NULL);
             if (f && f->kind == CMT_KIND_GRAPH)
@@ -280,6 +286,9 @@ static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
     }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
+    for (int i = 0; i < e->nops && r == CUDA_SUCCESS; i++)
+        if (e->ops[i].host_fn)
+            e->ops[i].host_fn(e->ops[i].host_data);
     return r;
 }
 

@@ -203,3 +203,74 @@ FR_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 grid, dim3 block, 
     return fakert_ret(FR_DRV(cuLaunchKernel, 4000, 0)((CUfunction)k, grid.x, grid.y, grid.z, block.x, block.y,
                                                       block.z, (unsigned)shmem, (CUstream)s, args, NULL));
 }
+
+/* ---- what simpleCudaGraphs also uses: host functions, memset/copy nodes, clones ---- */
+
+FR_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t s, cudaHostFn_t fn, void *data)
+{
+    FR_ENTER_NEED(cuLaunchHostFunc, 10000, 0);
+    return fakert_ret(FR_DRV(cuLaunchHostFunc, 10000, 0)((CUstream)s, (CUhostFn)fn, data));
+}
+
+FR_EXPORT cudaError_t cudaMemsetAsync(void *p, int v, size_t n, cudaStream_t s)
+{
+    FR_ENTER_NEED(cuMemsetD8Async, 3020, 0);
+    return fakert_ret(FR_DRV(cuMemsetD8Async, 3020, 0)((CUdeviceptr)p, (unsigned char)v, n, (CUstream)s));
+}
+
+FR_EXPORT cudaError_t cudaGraphAddHostNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                           size_t ndeps, const struct cudaHostNodeParams *p)
+{
+    FR_ENTER_NEED(cuGraphAddHostNode, 10000, 0);
+    if (!p)
+        return fakert_fail(cudaErrorInvalidValue);
+    CUDA_HOST_NODE_PARAMS h = {.fn = (CUhostFn)p->fn, .userData = p->userData};
+    return fakert_ret(
+        FR_DRV(cuGraphAddHostNode, 10000, 0)((CUgraphNode *)n, (CUgraph)g, (const CUgraphNode *)deps, ndeps, &h));
+}
+
+FR_EXPORT cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                             size_t ndeps, const struct cudaMemsetParams *p)
+{
+    FR_ENTER_NEED(cuGraphAddMemsetNode, 10000, 0);
+    if (!p)
+        return fakert_fail(cudaErrorInvalidValue);
+    CUDA_MEMSET_NODE_PARAMS m = {.dst = (CUdeviceptr)p->dst, .pitch = p->pitch, .value = p->value,
+                                 .elementSize = p->elementSize, .width = p->width, .height = p->height};
+    CUcontext ctx = NULL;
+    FR_DRV(cuCtxGetCurrent, 4000, 0)(&ctx);
+    return fakert_ret(FR_DRV(cuGraphAddMemsetNode, 10000, 0)((CUgraphNode *)n, (CUgraph)g,
+                                                             (const CUgraphNode *)deps, ndeps, &m, ctx));
+}
+
+FR_EXPORT cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps,
+                                             size_t ndeps, const struct cudaMemcpy3DParms *p)
+{
+    FR_ENTER_NEED(cuGraphAddMemcpyNode, 10000, 0);
+    if (!p)
+        return fakert_fail(cudaErrorInvalidValue);
+    CUDA_MEMCPY3D c; /* the copy's operands: this double's copy nodes do not run */
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = c.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+    c.srcDevice = (CUdeviceptr)p->srcPtr.ptr;
+    c.dstDevice = (CUdeviceptr)p->dstPtr.ptr;
+    c.WidthInBytes = p->extent.width;
+    c.Height = p->extent.height;
+    c.Depth = p->extent.depth;
+    CUcontext ctx = NULL;
+    FR_DRV(cuCtxGetCurrent, 4000, 0)(&ctx);
+    return fakert_ret(FR_DRV(cuGraphAddMemcpyNode, 10000, 0)((CUgraphNode *)n, (CUgraph)g,
+                                                             (const CUgraphNode *)deps, ndeps, &c, ctx));
+}
+
+FR_EXPORT cudaError_t cudaGraphClone(cudaGraph_t *clone, cudaGraph_t g)
+{
+    FR_ENTER_NEED(cuGraphClone, 10000, 0);
+    return fakert_ret(FR_DRV(cuGraphClone, 10000, 0)((CUgraph *)clone, (CUgraph)g));
+}
+
+FR_EXPORT cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *num)
+{
+    FR_ENTER_NEED(cuGraphGetNodes, 10000, 0);
+    return fakert_ret(FR_DRV(cuGraphGetNodes, 10000, 0)((CUgraph)g, (CUgraphNode *)nodes, num));
+}
