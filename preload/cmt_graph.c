@@ -329,7 +329,9 @@ void cmt_graph_instantiate(uint64_t exec, uint64_t graph, unsigned long long fla
     struct cmt_gnode *ops = graph_order((CUgraph)(uintptr_t)graph, &n);
     if (!ops) {
         static atomic_int warned;
-        cmt_warn_once(&warned, "cumemtrack: could not read a CUDA graph's memory nodes; its launches are not tracked");
+        cmt_warn_once(
+            &warned,
+            "warning: could not read a CUDA graph's nodes from the driver: its launches' memory is not tracked");
         cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
     }
     pthread_mutex_lock(&lock);
