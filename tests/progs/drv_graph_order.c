@@ -9,6 +9,9 @@
  *   device 4 (with FAKECUDA_DEVICES=5): two unordered branches, A 1 MiB -> free A and B 2 MiB ->
  *             free B, joined by an empty node: ready allocations are taken before ready frees, so
  *             both are counted live together, 3 MiB (they may run at once)
+ *   device 5 (with FAKECUDA_DEVICES=6): cuStreamBeginCaptureToGraph into a graph holding alloc
+ *             node P (1 MiB), depending on P: the captured free of P and allocation of Q (1 MiB)
+ *             follow it: 1 MiB at most
  * Nothing leaks. Prints `graph-allocs N` (allocations the launches made). */
 #include <cuda.h>
 
@@ -148,6 +151,29 @@ static void unordered_branches(void) {
     fake_allocs += 2;
 }
 
+static void capture_to_graph(void) {
+    CUgraph g;
+    CUstream s;
+    CUdeviceptr p, q;
+    int n = 0;
+    FAKE_CU(cuDeviceGetCount(&n));
+    if (n < 6) return;
+    use_device(5);
+    FAKE_CU(cuGraphCreate(&g, 0));
+    CUgraphNode np = add_alloc(g, 5, 1 * MB, NULL, &p);
+    FAKE_CU(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    FAKE_CU(cuStreamBeginCaptureToGraph(s, g, &np, NULL, 1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    FAKE_CU(cuMemFreeAsync(p, s));
+    FAKE_CU(cuMemAllocAsync(&q, 1 * MB, s));
+    FAKE_CU(cuMemFreeAsync(q, s));
+    CUgraph same;
+    FAKE_CU(cuStreamEndCapture(s, &same));
+    fake_check(same == g);
+    launch_once(g, s);
+    FAKE_CU(cuStreamDestroy(s));
+    fake_allocs += 2;
+}
+
 int main(void) {
     fake_drv_start();
     explicit_chain();
@@ -155,6 +181,7 @@ int main(void) {
     freed_on_joined_stream();
     memset_between();
     unordered_branches();
+    capture_to_graph();
     printf("graph-allocs %d\n", fake_allocs);
     fake_expect_alloc();
     return 0;
