@@ -225,12 +225,14 @@ enum cmt_rec {
  * opens of one handle are recorded once) and cuMemImportFromShareableHandle (space VMM: the
  * handle, recorded at its first cuMemMap with that mapping's size, ended like a VMM handle). It is
  * not this process's allocation: readers keep it out of this process's leaks and peaks.
- * GRAPH (2.0): the allocation of a graph memory node (cuGraphAddMemAllocNode, or a
- * stream-ordered allocation captured into a graph), recorded when a launch of the graph reaches it
- * (at the node's fixed address, with the stack of the node's creation or of the capture, ctx 0)
- * and ended by a FREE: a free node in a launch, cuMemFree/cuMemFreeAsync outside the graph, or the
- * next launch of an executable instantiated with AUTO_FREE_ON_LAUNCH. Destroying the graph or
- * its executable does not end it. */
+ * GRAPH (2.0): the allocation of a graph memory node (cuGraphAddMemAllocNode, cuGraphAddNode,
+ * or a stream-ordered allocation captured into a graph), recorded when a launch of the graph
+ * reaches it (at the node's fixed address, with the stack of the node's creation or of the
+ * capture, ctx 0) and ended by a FREE: a free node in a launch, cuMemFree/cuMemFreeAsync outside
+ * the graph, or the next launch of an executable instantiated with AUTO_FREE_ON_LAUNCH. A launch's
+ * ALLOC and FREE records follow a topological order of the graph's edges (a free node an alloc
+ * node depends on comes first); the record layouts are unchanged. Destroying the graph or its
+ * executable does not end it. */
 #define CMT_KINDS(X)                                                                               \
     X(DEVICE, "device")                                                                            \
     X(PITCH, "pitch")                                                                              \

@@ -46,6 +46,7 @@ enum cmt_family {
     CMT_FAM_VMM_IMPORT,
     CMT_FAM_GRAPH_ALLOC_NODE,
     CMT_FAM_GRAPH_FREE_NODE,
+    CMT_FAM_GRAPH_ADD_NODE,
     CMT_FAM_CAPTURE_BEGIN,
     CMT_FAM_CAPTURE_END,
     CMT_FAM_GRAPH_INSTANTIATE,
@@ -94,6 +95,7 @@ struct cmt_call {
     CUgraph graph;
     CUgraphExec exec;
     CUDA_MEM_ALLOC_NODE_PARAMS *mem_node;
+    CUgraphNodeParams *node_params; /* cuGraphAddNode */
     const void *caller;      /* return address into the application */
     const void *frame;       /* the wrapper's frame address (stack cache key) */
     const char *sym;         /* cuGetProcAddress */

@@ -48,7 +48,20 @@ int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported nam
     X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2",                                       \
       (CUdeviceptr * base, size_t * size, CUdeviceptr ptr))                                        \
     X(cuMemGetAllocationPropertiesFromHandle, 10020, "cuMemGetAllocationPropertiesFromHandle",     \
-      (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))
+      (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))                           \
+    X(cuStreamGetCaptureInfo, 11030, "cuStreamGetCaptureInfo_v2",                                  \
+      (CUstream hStream, CUstreamCaptureStatus * status, cuuint64_t * id, CUgraph * graph,         \
+       const CUgraphNode **deps, size_t *numDeps))                                                 \
+    X(cuGraphGetNodes, 10000, "cuGraphGetNodes", (CUgraph hGraph, CUgraphNode * nodes, size_t * n)) \
+    X(cuGraphGetEdges, 10000, "cuGraphGetEdges",                                                   \
+      (CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges))                   \
+    X(cuGraphNodeGetType, 10000, "cuGraphNodeGetType", (CUgraphNode hNode, CUgraphNodeType * type)) \
+    X(cuGraphChildGraphNodeGetGraph, 10000, "cuGraphChildGraphNodeGetGraph",                       \
+      (CUgraphNode hNode, CUgraph * phGraph))                                                      \
+    X(cuGraphMemAllocNodeGetParams, 11040, "cuGraphMemAllocNodeGetParams",                         \
+      (CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params))                                    \
+    X(cuGraphMemFreeNodeGetParams, 11040, "cuGraphMemFreeNodeGetParams",                           \
+      (CUgraphNode hNode, CUdeviceptr * dptr))
 
 /* cmt_drv_NAME_fn(): the function (NULL when the driver lacks it); inline once resolved. */
 #define CMT_DRV_DECL(name, ver, exported, params)                                                  \
