@@ -44,8 +44,19 @@ void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
 
 /* The one frame printer: "function file:line", "function (module+0xOFF)" or "module+0xOFF". */
 void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr);
-/* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
+/* Prints at most max frames of s (cmt_stack_pick), one a line after indent, with a line "... N
+ * frames" where shown frames are left out between two ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
+/* The frame of s nearest the user's code (an index into s->frames): the innermost Python frame of a
+ * stack that has some; else the innermost shown native frame with a function name that is no CUDA
+ * API entry point (the application's call into CUDA); else the shown frame after the innermost. */
+size_t cmt_stack_user_frame(const struct cmt_stack_sym *s);
+/* The frames a view with room for max of them shows, the same for every view (README "Reading
+ * stacks"): indices into s->frames, innermost first, written to idx (room for max). Every shown
+ * frame when they fit; else the innermost shown one (the API entry: what allocated), then max - 1
+ * from the user's frame outward (ending at the outermost when fewer are left there); max 1: the
+ * user's frame. Returns how many (0: no frames). */
+size_t cmt_stack_pick(const struct cmt_stack_sym *s, size_t max, size_t *idx);
 /* The members of the report's "summary" object (leaked_bytes ... processes), shared with the HTML data. */
 void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a);
 /* Writes "frames": [...] (function, file, line, module, address, offset, inlined) of s. */
