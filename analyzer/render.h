@@ -29,11 +29,18 @@ struct cmt_tl_writer;
 struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a, int64_t base_real,
                                         const uint64_t *trace_pids, size_t nprocs);
 void cmt_tl_write_row(void *writer, const struct cmt_tl_row *row);
-/* The CSV's gpu_live_bytes (the GPU's live bytes, every process of the host, after a row's change):
- * pre: an analysis of the same dumps loaded first (its series merged, gpumerge.h); NULL: one dump
- * (a row's own live bytes), or with arrival (--follow) the rows so far as they arrive. Without this
- * call the column stays empty. 0, -1 out of memory. */
+/* The CSV's gpu_live_bytes (the GPU's live bytes, every process of the host, at a row's time: after
+ * its change, at its OOM, at a marker or range of a process that has used one GPU so far): pre: an
+ * analysis of the same dumps loaded first (its series merged, gpumerge.h); NULL: one dump (a row's
+ * own live bytes), or with arrival (--follow) the rows are held until cmt_tl_writer_flush. Without
+ * this call the column stays empty. 0, -1 out of memory. */
 int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *w, const struct cmt_analysis *pre, int arrival);
+/* --follow (arrival): writes the rows held since the last flush (the records one refresh read), in
+ * time order (each process's in its own order), each with the GPU's live bytes at its time from the
+ * changes of every process read so far. safe_ns: the host clock (CLOCK_MONOTONIC ns) before which
+ * every record of a process of host was read (INT64_MAX at the end); older changes are dropped.
+ * cmt_tl_writer_end flushes too. 0, -1 when something was lost for lack of memory. */
+int cmt_tl_writer_flush(struct cmt_tl_writer *w, int64_t safe_ns, const char *host);
 int cmt_tl_writer_end(struct cmt_tl_writer *w, int loaded);
 void cmt_tl_writer_free(struct cmt_tl_writer *w);
 
