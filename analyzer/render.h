@@ -55,8 +55,8 @@ void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr);
  * frames" where shown frames are left out between two ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
 /* The frame of s nearest the user's code (an index into s->frames): the innermost Python frame of a
- * stack that has some; else the innermost shown native frame with a function name that is no CUDA
- * API entry point (the application's call into CUDA); else the shown frame after the innermost. */
+ * stack that has some; else the shown frame that called the innermost CUDA API entry point
+ * (cuda*, cu*); else the innermost shown frame with a function name; else the second shown one. */
 size_t cmt_stack_user_frame(const struct cmt_stack_sym *s);
 /* The frames a view with room for max of them shows, the same for every view (README "Reading
  * stacks"): indices into s->frames, innermost first, written to idx (room for max). Every shown

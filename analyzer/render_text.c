@@ -66,18 +66,23 @@ void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
 }
 
 size_t cmt_stack_user_frame(const struct cmt_stack_sym *s) {
-    size_t vis = cmt_stack_visible(s), first = SIZE_MAX, second = SIZE_MAX, resolved = SIZE_MAX;
+    size_t vis = cmt_stack_visible(s), first = SIZE_MAX, second = SIZE_MAX, named = SIZE_MAX, caller = SIZE_MAX;
+    int in_api = 0; /* the last shown frame was a CUDA API entry point */
     for (size_t i = 0; i < s->n; i++) {
         if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
         const struct cmt_sym_frame *fr = &s->frames[i];
         if (fr->kind == CMT_FRAME_PYTHON) return i; /* never hidden */
+        int api = fr->function && cmt_cuda_api_name(fr->function);
         if (first == SIZE_MAX)
             first = i;
         else if (second == SIZE_MAX)
             second = i;
-        if (resolved == SIZE_MAX && fr->function && !cmt_cuda_api_name(fr->function)) resolved = i;
+        if (named == SIZE_MAX && fr->function && !api) named = i;
+        if (caller == SIZE_MAX && in_api && !api) caller = i;
+        in_api = api;
     }
-    return resolved != SIZE_MAX ? resolved : second != SIZE_MAX ? second : first != SIZE_MAX ? first : 0;
+    if (caller != SIZE_MAX) return caller;
+    return named != SIZE_MAX ? named : second != SIZE_MAX ? second : first != SIZE_MAX ? first : 0;
 }
 
 size_t cmt_stack_pick(const struct cmt_stack_sym *s, size_t max, size_t *idx) {
