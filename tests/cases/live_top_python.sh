@@ -7,8 +7,9 @@
 # "hidden" as the report's JSON, never "python": true/false), and for a stack with more frames than
 # the view has room for, the frames nearest the user's code (the API entry, then mid_a and the
 # Python frames, "... 2 frames" for the native frames skipped). top's JSON frames equal the frames
-# `report --json` gives for the same stacks once the job has exited, and the HTML report's summary
-# line of the deep stack is its Python frame (the same rule).
+# `report --json` gives for the same stacks once the job has exited; flame, timeline --perfetto,
+# check and diff name the report's shown frames; the HTML report's summary line of the deep stack is
+# its Python frame (the same rule).
 source "$CMT_ROOT/tests/cases/py_lib.sh.inc"
 py=$(interpreters 8 | head -n 1)
 [ -n "$py" ] || { echo "no CPython 3.8+ found"; exit 77; }
@@ -113,6 +114,29 @@ rf = [l["frames"] for l in rep["leaks"]]
 assert len(rf) == 3, len(rf)
 for r in top["top_live"]:
     assert r["frames"] in rf, r["frames"]
+PY
+# every other view of the finished dump names the same frames (the report's shown ones), for
+# each of the three stacks: flame's folded stacks, timeline --perfetto's stack instants, check's
+# failure message, diff's function chains
+"$CMT_BIN" flame --leaks --no-device job >flame.txt || die "flame"
+"$CMT_BIN" timeline --perfetto job >trace.json || die "timeline --perfetto"
+"$CMT_BIN" check job >check.out 2>check.err; [ $? = 1 ] || die "check should fail on the leaks"
+"$CMT_BIN" diff --json job job >diff.json || die "diff"
+python3 - report.json flame.txt trace.json check.err diff.json <<'PY' || die "a view's frames differ from the report's"
+import json, sys
+rep, flame, trace, check, diff = sys.argv[1:]
+shown = [[f["function"] for f in l["frames"] if "hidden" not in f] for l in json.load(open(rep))["leaks"]]
+assert len(shown) == 3 and all(shown), shown
+fl = [l.rsplit(" ", 1)[0].split(";") for l in open(flame).read().splitlines()]
+assert sorted([[x.split(" ")[0] for x in f] for f in fl]) == sorted([list(reversed(s)) for s in shown]), (fl, shown)
+ev = json.load(open(trace))["traceEvents"]
+st = {tuple(x.split(" ")[0] for x in e["args"]["stack"]) for e in ev if e.get("cat") == "stack"}
+assert st == {tuple(s) for s in shown}, (st, shown)
+msg = [l.strip().split(" ")[0] for l in open(check).read().splitlines() if l.startswith("        ")]
+for s in shown:
+    assert any(msg[i:i + len(s)] == s for i in range(len(msg))), (s, msg)
+ch = {tuple(r["functions"]) for r in json.load(open(diff))["leaks"]}
+assert ch == {tuple(s) for s in shown}, (ch, shown)
 PY
 # the HTML report's short views (a stack's summary line, a tooltip's frames) follow the same rule:
 # the deep stack's summary is its Python frame, not the first native frame after the API entry
