@@ -12,7 +12,8 @@
  * ("ph":"B"/"E"), instant events
  *              ("ph":"i") for OOMs and marks, process and thread names ("ph":"M"); ts in
  *              microseconds since the earliest process start.
- *   --follow   dumps being written (live.h, follow-mode reads): rows as records arrive, until every
+ *   --follow   dumps being written (live.h, follow-mode reads): the rows of each refresh, in time order
+ *              with the GPU totals then (render.h cmt_tl_writer_flush), until every
  *              process has exited or died, or the user interrupts; a DIR is watched for new dumps
  *   --interval SECONDS  (with --follow) one row per GPU per interval instead of one per event, in the
  *              shape of `nvidia-smi --query-gpu=timestamp,uuid,pci.bus_id,memory.used,memory.total
@@ -20,6 +21,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -38,8 +40,9 @@ static const char timeline_help[] =
     "Live device memory over time: one row per change of a device's live bytes, per OOM and per\n"
     "marker (cmt_mark), for every process (a DIR means every *.cmt* file in it).\n"
     "  --csv        CSV: time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,\n"
-    "               gpu_live_bytes (the GPU's live bytes summed over the processes of the host after\n"
-    "               the change, or at an OOM); numeric columns hold numbers only; see cumemtrack(1)\n"
+    "               gpu_live_bytes (the GPU's live bytes summed over the processes of the host at\n"
+    "               the row's time: after the change, at an OOM, at a marker of a process on one\n"
+    "               GPU); numeric columns hold numbers only; see cumemtrack(1)\n"
     "  --perfetto   Chrome trace event JSON for ui.perfetto.dev and chrome://tracing: a counter\n"
     "               track per GPU and process and one per physical GPU (all its processes), NVTX\n"
     "               ranges as slices, OOMs and marks as instants; each\n"
@@ -140,8 +143,18 @@ static int follow_timeline(int fmt, double interval, const char *out, char **arg
             cmt_msg("%s", err);
             rc = 3;
         }
+    int64_t polled[2] = {INT64_MIN, INT64_MIN}; /* the last two refreshes, CLOCK_MONOTONIC ns */
     while (!rc) {
-        cmt_live_refresh(&L, mono_s());
+        double now = mono_s();
+        cmt_live_refresh(&L, now);
+        /* a follower lags one refresh (reader.h): every record older than the one before the last
+         * was read; the rows of this refresh out in time order, each with the GPU's total then */
+        if (w && cmt_tl_writer_flush(w, polled[0], L.host) != 0) {
+            cmt_msg("timeline: out of memory while following");
+            rc = 3;
+        }
+        polled[0] = polled[1];
+        polled[1] = (int64_t)(now * 1e9);
         if (interval > 0) interval_rows(&L, f);
         fflush(f);
         if (ferror(f)) rc = 3;

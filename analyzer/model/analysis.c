@@ -109,7 +109,7 @@ static int interpreter_module(const char *b) {
 }
 
 /* cuda* / cu* entry points of the runtime and driver APIs: cudaMalloc, cuMemAlloc_v2 */
-static int cuda_api_name(const char *f) {
+int cmt_cuda_api_name(const char *f) {
     if (!f || f[0] != 'c' || f[1] != 'u') return 0;
     if (f[2] >= 'A' && f[2] <= 'Z') return 1;
     return f[2] == 'd' && f[3] == 'a' && f[4] >= 'A' && f[4] <= 'Z';
@@ -138,7 +138,7 @@ static void classify_frames(struct cmt_stack_sym *r) {
             (!strcmp(fn, "_start") || has_prefix(fn, "__libc_start_main") || !strcmp(fn, "__libc_start_call_main")))
             f->hidden = CMT_HIDE_STARTUP;
         else if (has_prefix(fn, "libcudart_static_") ||
-                 ((has_prefix(b, "libcudart.so") || has_prefix(b, "libcuda.so")) && !cuda_api_name(fn)))
+                 ((has_prefix(b, "libcudart.so") || has_prefix(b, "libcuda.so")) && !cmt_cuda_api_name(fn)))
             f->hidden = CMT_HIDE_CUDA;
         else if (has_py &&
                  (f->hidden == CMT_HIDE_INTERPRETER || interpreter_module(b) || has_prefix(b, "_ctypes") ||
@@ -150,8 +150,12 @@ static void classify_frames(struct cmt_stack_sym *r) {
 }
 
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t id) {
+    return cmt_stack_symbolize(a->sym, &a->procs[proc].replay, id, &a->out_of_memory);
+}
+
+struct cmt_stack_sym cmt_stack_symbolize(struct cmt_symbolizer *sym, const struct cmt_replay *rp, uint64_t id,
+                                         uint64_t *out_of_memory) {
     struct cmt_stack_sym r = {0, NULL};
-    const struct cmt_replay *rp = &a->procs[proc].replay;
     const struct cmt_stack *st = id ? cmt_replay_stack(rp, id) : NULL;
     if (!st || !(st->nframes + st->npy)) return r;
     struct cmt_event ev = {
@@ -164,7 +168,7 @@ struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uin
         free(in);
         free(r.frames);
         r.frames = NULL;
-        a->out_of_memory++;
+        (*out_of_memory)++;
         return r;
     }
     nin = cmt_stack_frames(&ev, in, nin, 1);
@@ -179,7 +183,7 @@ struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uin
             f[0].file = pc ? pc->file : NULL;
             f[0].line = (int)(in[i].line > INT32_MAX ? 0 : in[i].line);
         } else {
-            n = cmt_sym_resolve(a->sym, rp->mods, rp->nmods, in[i].addr, f, CMT_SYM_MAX_INLINE);
+            n = cmt_sym_resolve(sym, rp->mods, rp->nmods, in[i].addr, f, CMT_SYM_MAX_INLINE);
             for (size_t k = 0; k < n; k++) {
                 f[k].kind = CMT_FRAME_NATIVE;
                 f[k].hidden = in[i].eval ? CMT_HIDE_INTERPRETER : CMT_SHOW;
@@ -189,7 +193,7 @@ struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uin
             size_t nc = (r.n + n) * 2;
             struct cmt_sym_frame *nf = realloc(r.frames, nc * sizeof *nf);
             if (!nf) {
-                a->out_of_memory++;
+                (*out_of_memory)++;
                 break;
             }
             r.frames = nf;

@@ -3,6 +3,7 @@
  * per GPU, stack counters with a ring of samples, the driver's view beside ours.
  */
 #include "live.h"
+#include "analysis.h"
 #include "running.h"
 
 #include <dirent.h>
@@ -76,7 +77,6 @@ static int add_dump(struct cmt_live *L, const char *path, char *err, size_t errl
     p->r.observer = on_change;
     p->r.observer_arg = L;
     p->r.observer_id = L->nprocs;
-    cmt_htab_init(&p->stack_ix, sizeof(struct cmt_hkey), 64);
     L->nprocs++;
     return 0;
 }
@@ -136,31 +136,6 @@ static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_liv
     return cmt_dump_running(p->hdr) ? "running" : "died";
 }
 
-
-static void note_stack(struct cmt_live_proc *p, const struct cmt_event *ev) {
-    uint32_t *slot = cmt_htab_slot(&p->stack_ix, ev->id, 0);
-    if (!slot) return;
-    size_t i;
-    if (*slot) {
-        i = *slot - 1;
-        free(p->stacks[i].frames);
-    } else {
-        size_t cap = p->stacks_cap;
-        if (cmt_grow((void **)&p->stacks, &cap, p->nstacks + 1, sizeof *p->stacks) != 0) {
-            *slot = 0;
-            return;
-        }
-        p->stacks_cap = cap;
-        i = p->nstacks++;
-        *slot = (uint32_t)(i + 1);
-    }
-    size_t max = (size_t)ev->nframes + ev->npy;
-    p->stacks[i].frames = malloc((max ? max : 1) * sizeof *p->stacks[i].frames);
-    p->stacks[i].n = p->stacks[i].frames ? cmt_stack_frames(ev, p->stacks[i].frames, max, 0) : 0;
-}
-
-static const char *proc_state_pid(const struct cmt_live *L, const struct cmt_live_proc *p);
-
 static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
     if (p->corrupt) return;
     /* the state before the poll: a process gone by then wrote everything it will write */
@@ -174,7 +149,6 @@ static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
     const struct cmt_event *ev;
     int rc;
     while ((rc = cmt_dump_next(p->d, &ev)) > 0) {
-        if (ev->type == CMT_REC_STACK) note_stack(p, ev);
         if (ev->type == CMT_REC_ALERT) {
             char ub[48];
             const char *u = cmt_replay_uuid(&p->r, ev->device, ub);
@@ -316,28 +290,8 @@ size_t cmt_live_top(const struct cmt_live *L, int by_growth, struct cmt_live_row
     return n;
 }
 
-size_t cmt_live_frames(struct cmt_live *L, size_t proc, uint64_t stack, struct cmt_sym_frame *out, size_t max) {
-    struct cmt_live_proc *p = &L->procs[proc];
-    uint32_t ix = cmt_htab_get(&p->stack_ix, stack, 0);
-    if (!ix) return 0;
-    const struct cmt_live_stackdef *s = &p->stacks[ix - 1];
-    size_t n = 0;
-    for (size_t i = 0; i < s->n && n < max; i++) {
-        const struct cmt_frame *f = &s->frames[i];
-        if (f->kind == CMT_FRAME_PYTHON) {
-            const struct cmt_pycode *pc = cmt_dump_pycode(p->d, f->code);
-            out[n++] = (struct cmt_sym_frame){.kind = CMT_FRAME_PYTHON,
-                                              .function = pc ? pc->name : "?",
-                                              .file = pc ? pc->file : "?",
-                                              .line = (int)f->line};
-            continue;
-        }
-        struct cmt_sym_frame fr[CMT_SYM_MAX_INLINE];
-        size_t k = cmt_sym_resolve(L->sym, p->r.mods, p->r.nmods, f->addr, fr, CMT_SYM_MAX_INLINE);
-        for (size_t j = 0; j < k && n < max; j++)
-            out[n++] = fr[j];
-    }
-    return n;
+struct cmt_stack_sym cmt_live_stack(struct cmt_live *L, size_t proc, uint64_t stack) {
+    return cmt_stack_symbolize(L->sym, &L->procs[proc].r, stack, &L->out_of_memory);
 }
 
 void cmt_live_free(struct cmt_live *L) {
@@ -345,10 +299,6 @@ void cmt_live_free(struct cmt_live *L) {
         struct cmt_live_proc *p = &L->procs[i];
         cmt_replay_free(&p->r);
         cmt_dump_close(p->d);
-        for (size_t k = 0; k < p->nstacks; k++)
-            free(p->stacks[k].frames);
-        free(p->stacks);
-        cmt_htab_free(&p->stack_ix);
         free(p->path);
     }
     free(L->procs);

@@ -3,8 +3,9 @@
  * dumps read in follow mode (reader.h: only what was written since the last refresh), each replayed
  * incrementally (replay.h, never finished while the process runs), merged per physical GPU by UUID;
  * per (process, device, stack) live bytes with a ring of samples for the growth over a window; the
- * interleaved native + Python frames of every stack (cmt_stack_frames); the driver's view (cmt_nvml.h)
- * when NVML is present. A watched directory is scanned for dumps that appear later.
+ * stacks symbolized by the report's one frame path (analysis.h cmt_stack_symbolize: Python frames
+ * interleaved, the hiding rule); the driver's view (cmt_nvml.h) when NVML is present. A watched
+ * directory is scanned for dumps that appear later.
  */
 #ifndef CMT_LIVE_H
 #define CMT_LIVE_H
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis.h"
 #include "cmt_nvml.h"
 #include "reader.h"
 #include "replay.h"
@@ -19,11 +21,6 @@
 #include "util.h"
 
 #define CMT_LIVE_SPARK 60 /* GPU samples kept for the sparkline (one per refresh) */
-
-struct cmt_live_stackdef { /* a stack's frames, Python frames interleaved (cmt_stack_frames) */
-    size_t n;
-    struct cmt_frame *frames;
-};
 
 struct cmt_live_proc {
     char *path;
@@ -40,9 +37,6 @@ struct cmt_live_proc {
     uint64_t live, peak;      /* GPU bytes, all its devices (peak: the most at one moment, replay.h gpu_peak) */
     uint64_t live_prev;       /* at the previous refresh */
     double rate;              /* bytes/s over the last interval */
-    struct cmt_htab stack_ix; /* stack id -> index + 1 into stacks */
-    struct cmt_live_stackdef *stacks;
-    size_t nstacks, stacks_cap;
     /* the driver's view: bytes NVML charges to the pid over the GPUs it uses (-1: n/a) */
     int driver_known;
     uint64_t driver_bytes;
@@ -87,6 +81,7 @@ struct cmt_live {
                       * refresh to order a record still being written against the others) */
     struct cmt_nvml nvml;
     struct cmt_symbolizer *sym;
+    uint64_t out_of_memory; /* stacks left incomplete (cmt_live_stack) */
     char host[256];
     /* optional: told every change of every replay (c->proc: the index in procs), and each new
      * process (index) before its first change (timeline --follow) */
@@ -109,9 +104,9 @@ int cmt_live_all_done(const struct cmt_live *L);
 /* The rows with the most live bytes (by_growth 0) or the most growth over the window (1): at most
  * max into out; returns how many. */
 size_t cmt_live_top(const struct cmt_live *L, int by_growth, struct cmt_live_row *out, size_t max);
-/* The frames of a stack of a process, symbolized (Python frames as function file:line), at most max;
- * returns how many (0: none recorded). */
-size_t cmt_live_frames(struct cmt_live *L, size_t proc, uint64_t stack, struct cmt_sym_frame *out, size_t max);
+/* A stack of a process by the report's one frame path (analysis.h cmt_stack_symbolize): free it
+ * with cmt_stack_sym_free; n == 0 for an unknown id. */
+struct cmt_stack_sym cmt_live_stack(struct cmt_live *L, size_t proc, uint64_t stack);
 void cmt_live_free(struct cmt_live *L);
 
 /* 1 when one of the followed dumps is that of process pid (NVML's processes are this host's). */

@@ -29,11 +29,18 @@ struct cmt_tl_writer;
 struct cmt_tl_writer *cmt_tl_writer_new(int fmt, FILE *f, struct cmt_analysis *a, int64_t base_real,
                                         const uint64_t *trace_pids, size_t nprocs);
 void cmt_tl_write_row(void *writer, const struct cmt_tl_row *row);
-/* The CSV's gpu_live_bytes (the GPU's live bytes, every process of the host, after a row's change):
- * pre: an analysis of the same dumps loaded first (its series merged, gpumerge.h); NULL: one dump
- * (a row's own live bytes), or with arrival (--follow) the rows so far as they arrive. Without this
- * call the column stays empty. 0, -1 out of memory. */
+/* The CSV's gpu_live_bytes (the GPU's live bytes, every process of the host, at a row's time: after
+ * its change, at its OOM, at a marker or range of a process that has used one GPU so far): pre: an
+ * analysis of the same dumps loaded first (its series merged, gpumerge.h); NULL: one dump (a row's
+ * own live bytes), or with arrival (--follow) the rows are held until cmt_tl_writer_flush. Without
+ * this call the column stays empty. 0, -1 out of memory. */
 int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *w, const struct cmt_analysis *pre, int arrival);
+/* --follow (arrival): writes the rows held since the last flush (the records one refresh read), in
+ * time order (each process's in its own order), each with the GPU's live bytes at its time from the
+ * changes of every process read so far. safe_ns: the host clock (CLOCK_MONOTONIC ns) before which
+ * every record of a process of host was read (INT64_MAX at the end); older changes are dropped.
+ * cmt_tl_writer_end flushes too. 0, -1 when something was lost for lack of memory. */
+int cmt_tl_writer_flush(struct cmt_tl_writer *w, int64_t safe_ns, const char *host);
 int cmt_tl_writer_end(struct cmt_tl_writer *w, int loaded);
 void cmt_tl_writer_free(struct cmt_tl_writer *w);
 
@@ -44,8 +51,19 @@ void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
 
 /* The one frame printer: "function file:line", "function (module+0xOFF)" or "module+0xOFF". */
 void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr);
-/* Prints at most max frames of s, one a line after indent ("(no stack recorded)" when empty). */
+/* Prints at most max frames of s (cmt_stack_pick), one a line after indent, with a line "... N
+ * frames" where shown frames are left out between two ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);
+/* The frame of s nearest the user's code (an index into s->frames): the innermost Python frame of a
+ * stack that has some; else the shown frame that called the innermost CUDA API entry point
+ * (cuda*, cu*); else the innermost shown frame with a function name; else the second shown one. */
+size_t cmt_stack_user_frame(const struct cmt_stack_sym *s);
+/* The frames a view with room for max of them shows, the same for every view (README "Reading
+ * stacks"): indices into s->frames, innermost first, written to idx (room for max). Every shown
+ * frame when they fit; else the innermost shown one (the API entry: what allocated), then max - 1
+ * from the user's frame outward (ending at the outermost when fewer are left there); max 1: the
+ * user's frame. Returns how many (0: no frames). */
+size_t cmt_stack_pick(const struct cmt_stack_sym *s, size_t max, size_t *idx);
 /* The members of the report's "summary" object (leaked_bytes ... processes), shared with the HTML data. */
 void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a);
 /* Writes "frames": [...] (function, file, line, module, address, offset, inlined) of s. */

@@ -232,6 +232,22 @@ static void write_frames(struct cmt_json *j, const struct cmt_stack_sym *s) {
     cmt_json_array_end(j);
 }
 
+#define HTML_BRIEF 8 /* frames of a stack in a tooltip */
+
+/* out[0]: the frame nearest the user's code, out[1]: how many frames a tooltip shows, out[2...]:
+ * which; each an index into the shown frames write_frames writes */
+static void brief_of(const struct cmt_stack_sym *s, size_t *out) {
+    size_t vis = cmt_stack_visible(s), idx[HTML_BRIEF];
+    size_t user = cmt_stack_user_frame(s), n = cmt_stack_pick(s, HTML_BRIEF, idx);
+    out[0] = out[1] = 0;
+    for (size_t i = 0, shown = 0, k = 0; i < s->n; i++) {
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
+        if (i == user) out[0] = shown;
+        if (k < n && idx[k] == i) out[2 + k++] = shown, out[1] = k;
+        shown++;
+    }
+}
+
 static void write_folded(struct cmt_json *j, const char *key, struct cmt_analysis *a, int peak) {
     struct cmt_fold *v;
     size_t n;
@@ -562,14 +578,33 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
     cmt_json_object_end(j);
     write_folded(j, "flame_leaks", a, 0);
     write_folded(j, "flame_peak", a, 1);
-    /* last: every stack referenced above, symbolized */
+    /* last: every stack referenced above, symbolized; then which of its frames the page's short
+     * views show (the summary line: the frame nearest the user's code; a tooltip: HTML_BRIEF
+     * frames), by the one rule of every view (cmt_stack_pick), as indices into its frames */
+    size_t *brief = calloc(st.n ? st.n * (HTML_BRIEF + 2) : 1, sizeof *brief);
     cmt_json_array(j, "stacks");
     for (size_t i = 0; i < st.n; i++) {
         struct cmt_stack_sym s = cmt_analysis_stack(a, st.order_proc[i], st.order_id[i]);
         write_frames(j, &s);
+        if (brief) brief_of(&s, brief + i * (HTML_BRIEF + 2));
         cmt_stack_sym_free(&s);
     }
     cmt_json_array_end(j);
+    cmt_json_array(j, "stacks_user");
+    for (size_t i = 0; brief && i < st.n; i++)
+        cmt_json_u64(j, NULL, brief[i * (HTML_BRIEF + 2)]);
+    cmt_json_array_end(j);
+    cmt_json_array(j, "stacks_brief");
+    for (size_t i = 0; brief && i < st.n; i++) {
+        const size_t *b = brief + i * (HTML_BRIEF + 2);
+        cmt_json_array(j, NULL);
+        for (size_t k = 0; k < b[1]; k++)
+            cmt_json_u64(j, NULL, b[2 + k]);
+        cmt_json_array_end(j);
+    }
+    cmt_json_array_end(j);
+    if (!brief) rc = -1;
+    free(brief);
     cmt_json_object_end(j);
     stab_free(&st);
     return rc;

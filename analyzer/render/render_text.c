@@ -5,6 +5,7 @@
 #include "render.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *cmt_marker_kind_name(uint64_t flags) {
@@ -64,19 +65,68 @@ void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
         fprintf(f, "%s+0x%llx", b, (unsigned long long)fr->offset);
 }
 
+size_t cmt_stack_user_frame(const struct cmt_stack_sym *s) {
+    size_t vis = cmt_stack_visible(s), first = SIZE_MAX, second = SIZE_MAX, named = SIZE_MAX, caller = SIZE_MAX;
+    int in_api = 0; /* the last shown frame was a CUDA API entry point */
+    for (size_t i = 0; i < s->n; i++) {
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
+        const struct cmt_sym_frame *fr = &s->frames[i];
+        if (fr->kind == CMT_FRAME_PYTHON) return i; /* never hidden */
+        int api = fr->function && cmt_cuda_api_name(fr->function);
+        if (first == SIZE_MAX)
+            first = i;
+        else if (second == SIZE_MAX)
+            second = i;
+        if (named == SIZE_MAX && fr->function && !api) named = i;
+        if (caller == SIZE_MAX && in_api && !api) caller = i;
+        in_api = api;
+    }
+    if (caller != SIZE_MAX) return caller;
+    return named != SIZE_MAX ? named : second != SIZE_MAX ? second : first != SIZE_MAX ? first : 0;
+}
+
+size_t cmt_stack_pick(const struct cmt_stack_sym *s, size_t max, size_t *idx) {
+    size_t vis = cmt_stack_visible(s), nshown = vis ? vis : s->n, u = 0, k = 0;
+    if (!max || !s->n) return 0;
+    size_t user = cmt_stack_user_frame(s);
+    if (max == 1) {
+        idx[0] = user;
+        return 1;
+    }
+    for (size_t i = 0; i < user; i++) /* the user's frame among the shown ones */
+        u += CMT_FRAME_SHOWN(s, i, vis);
+    /* the innermost shown frame, then max - 1 from the user's frame outward (ending at the
+     * outermost when fewer are left) */
+    size_t from = nshown <= max ? 1 : u < 1 ? 1 : u > nshown - (max - 1) ? nshown - (max - 1) : u;
+    for (size_t i = 0, j = 0; i < s->n && k < max; i++) {
+        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
+        if (j == 0 || j >= from) idx[k++] = i;
+        j++;
+    }
+    return k;
+}
+
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max) {
     if (!s->n) {
         fprintf(f, "%s(no stack recorded)\n", indent);
         return;
     }
-    size_t vis = cmt_stack_visible(s), shown = 0;
-    for (size_t i = 0; i < s->n && shown < max; i++) {
-        if (!CMT_FRAME_SHOWN(s, i, vis)) continue;
+    size_t vis = cmt_stack_visible(s), nshown = vis ? vis : s->n;
+    if (max > nshown) max = nshown;
+    size_t *idx = malloc(max * sizeof *idx), n = 0;
+    if (idx) n = cmt_stack_pick(s, max, idx);
+    for (size_t i = 0, prev = 0; i < n; i++) {
+        size_t gap = 0; /* shown frames left out between two printed ones */
+        for (size_t k = prev + 1; i && k < idx[i]; k++)
+            gap += CMT_FRAME_SHOWN(s, k, vis);
+        if (gap) fprintf(f, "%s... %zu frame%s\n", indent, gap, gap == 1 ? "" : "s");
         fputs(indent, f);
-        cmt_print_frame(f, &s->frames[i]);
+        cmt_print_frame(f, &s->frames[idx[i]]);
         fputc('\n', f);
-        shown++;
+        prev = idx[i];
     }
+    if (!idx) fprintf(f, "%s(out of memory)\n", indent);
+    free(idx);
 }
 
 static double rel_s(const struct cmt_process *p, int64_t t) {

@@ -2,6 +2,7 @@
  * render_timeline.c — `cumemtrack timeline`'s rows (timeline.h) as a text table, CSV, or a Chrome
  * trace event JSON for Perfetto: written as the replays tell them. See render.h.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,11 @@
 #include "render.h"
 #include "timeline.h"
 
+struct track_point {
+    int64_t t; /* host clock */
+    uint64_t live;
+};
+
 /* One (dump, device) of a GPU shared on its host: the GPU's merged total after each of the
  * device's live changes, in the order the rows tell them (gpumerge.h, from a first load). */
 struct gpu_track {
@@ -17,8 +23,23 @@ struct gpu_track {
     int64_t device; /* the ordinal the process saw */
     uint64_t *total;
     size_t n, next;
-    char uuid[48]; /* --follow only: the GPU */
-    uint64_t live; /* --follow only: the (dump, device)'s latest live bytes */
+    char uuid[48]; /* --follow, and a process's GPUs for its marker rows: the GPU */
+    uint64_t live; /* --follow, and marker rows: the (dump, device)'s latest live bytes */
+    /* --follow: its live bytes after each change (host clock, increasing) that a row not yet written
+     * may still need; first_t: its first change */
+    struct track_point *hp;
+    size_t hn, hcap;
+    int64_t first_t;
+};
+
+/* --follow: a row kept until the end of its refresh (cmt_tl_writer_flush), its strings copied */
+struct held_row {
+    struct cmt_tl_row row;
+    int64_t at;  /* host clock (start_clock_ns + t), never below its process's previous row's */
+    size_t seq;  /* arrival */
+    char *label; /* copies */
+    char *api;
+    char uuid[48];
 };
 
 struct cmt_tl_writer {
@@ -40,6 +61,12 @@ struct cmt_tl_writer {
     size_t ngt, capgt, last_gt; /* last_gt: the track found last (track_of) */
     struct gpu_host *hosts;     /* gpu_totals 2 */
     size_t nhosts;
+    struct gpu_track *pgpu; /* gpu_totals 1, 2: each process's GPUs so far (its marker rows) */
+    size_t npgpu, cappgpu;
+    struct held_row *held; /* gpu_totals 3: the rows of this refresh */
+    size_t nheld, capheld;
+    int64_t *last_at; /* gpu_totals 3: per process, its last row's time (host clock); INT64_MIN: none */
+    size_t nlast;
 };
 
 /* One GPU's merged series on one host (gpumerge.h), for rows between its changes (OOMs). */
@@ -191,28 +218,44 @@ static struct gpu_track *track_of(struct cmt_tl_writer *o, size_t input, int64_t
     return NULL;
 }
 
-/* --follow: the rows come as the processes write them, so the GPU's total is the sum of the
- * latest live bytes of every (process, device) of its host seen so far. */
-static int arrival_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
-    if (!row->uuid) return 1;
-    struct gpu_track *me = track_of(o, row->proc, row->device);
-    if (!me) {
-        if (cmt_grow((void **)&o->tracks_gpu, &o->capgt, o->ngt + 1, sizeof *o->tracks_gpu) != 0) {
-            o->out_of_memory = 1;
-            return 0;
-        }
-        me = &o->tracks_gpu[o->ngt++];
-        *me = (struct gpu_track){.input = row->proc, .device = row->device};
-        snprintf(me->uuid, sizeof me->uuid, "%s", row->uuid);
+/* The track of (proc, device) in v, added with its GPU when new (NULL: out of memory). */
+static struct gpu_track *track_put(struct cmt_tl_writer *o, struct gpu_track **v, size_t *n, size_t *cap, size_t proc,
+                                   int64_t device, const char *uuid) {
+    for (size_t i = *n; i-- > 0;)
+        if ((*v)[i].input == proc && (*v)[i].device == device) return &(*v)[i];
+    if (cmt_grow((void **)v, cap, *n + 1, sizeof **v) != 0) {
+        o->out_of_memory = 1;
+        return NULL;
     }
-    me->live = row->live;
-    *total = 0;
-    const char *host = o->a->procs[row->proc].hdr.host;
-    for (size_t i = 0; i < o->ngt; i++) {
-        const struct gpu_track *t = &o->tracks_gpu[i];
-        if (!strcmp(t->uuid, me->uuid) && !strcmp(o->a->procs[t->input].hdr.host, host)) *total += t->live;
+    struct gpu_track *t = &(*v)[(*n)++];
+    *t = (struct gpu_track){.input = proc, .device = device};
+    snprintf(t->uuid, sizeof t->uuid, "%s", uuid);
+    return t;
+}
+
+/* The one GPU process proc has used (changed its live bytes on) up to time at (--follow: first_t;
+ * else every track so far), for its rows without a device (markers, ranges); NULL: none or several. */
+static const struct gpu_track *sole_gpu(const struct gpu_track *v, size_t n, size_t proc, int64_t at) {
+    const struct gpu_track *one = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].input != proc || v[i].first_t > at) continue;
+        if (one && strcmp(one->uuid, v[i].uuid)) return NULL;
+        one = &v[i];
     }
-    return 1;
+    return one;
+}
+
+/* --follow: the track's live bytes at time at (after its last change at or before it). */
+static uint64_t track_at(const struct gpu_track *t, int64_t at) {
+    size_t lo = 0, hi = t->hn; /* the first change after at */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->hp[mid].t <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? t->hp[lo - 1].live : 0;
 }
 
 /* The host's GPU total at time at (the host's clock): after the last change at or before it. */
@@ -228,20 +271,36 @@ static uint64_t host_total_at(const struct gpu_host *h, int64_t at) {
     return lo ? h->total[lo - 1] : h->base;
 }
 
-/* The GPU's live bytes on the row's host (every process using it) after a live change, or when an
- * OOM was refused: 1 and *total, or 0 when the row has none (another event, or no device). */
+static const struct gpu_host *host_of(const struct cmt_tl_writer *o, const char *uuid, const char *host) {
+    for (size_t i = 0; uuid && i < o->nhosts; i++)
+        if (!strcmp(o->hosts[i].uuid, uuid) && !strcmp(o->hosts[i].host, host)) return &o->hosts[i];
+    return NULL;
+}
+
+/* The GPU's live bytes on the row's host (every process using it) at the row's time: after a live
+ * change, when an OOM was refused, and at a marker or range of a process that has used one GPU so
+ * far (that GPU): 1 and *total, or 0 when the row has none (no GPU). Rows of --follow: in the flush. */
 static int gpu_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint64_t *total) {
     int oom = row->event == CMT_TL_EV_OOM;
-    if ((!row->live_change && !oom) || row->device < 0 || !o->gpu_totals) return 0;
+    if (!o->gpu_totals || o->gpu_totals == 3) return 0;
+    const struct cmt_process *p = &o->a->procs[row->proc];
+    int64_t at = p->hdr.start_clock_ns + row->t;
+    if (row->device < 0) {
+        const struct gpu_track *g = oom ? NULL : sole_gpu(o->pgpu, o->npgpu, row->proc, INT64_MAX);
+        if (!g) return 0;
+        const struct gpu_host *h = o->gpu_totals == 2 ? host_of(o, g->uuid, p->hdr.host) : NULL;
+        *total = h ? host_total_at(h, at) : g->live;
+        return 1;
+    }
+    if (!row->live_change && !oom) return 0;
+    if (row->live_change && row->uuid) {
+        struct gpu_track *t = track_put(o, &o->pgpu, &o->npgpu, &o->cappgpu, row->proc, row->device, row->uuid);
+        if (t) t->live = row->live;
+    }
     *total = row->live; /* a GPU no other process shares (or one without a UUID) */
-    if (o->gpu_totals == 3) return arrival_total(o, row, total);
     if (oom) { /* between two changes of the merged series (the process may have none): its total then */
-        const char *host = o->a->procs[row->proc].hdr.host;
-        for (size_t i = 0; row->uuid && i < o->nhosts; i++)
-            if (!strcmp(o->hosts[i].uuid, row->uuid) && !strcmp(o->hosts[i].host, host)) {
-                *total = host_total_at(&o->hosts[i], o->a->procs[row->proc].hdr.start_clock_ns + row->t);
-                break;
-            }
+        const struct gpu_host *h = host_of(o, row->uuid, p->hdr.host);
+        if (h) *total = host_total_at(h, at);
         return 1;
     }
     struct gpu_track *g = o->gpu_totals == 2 ? track_of(o, row->proc, row->device) : NULL;
@@ -310,8 +369,140 @@ int cmt_tl_writer_gpu_totals(struct cmt_tl_writer *o, const struct cmt_analysis 
     return 0;
 }
 
+/* --follow: the row kept until the end of the refresh that read it (cmt_tl_writer_flush). */
+static void hold_row(struct cmt_tl_writer *o, const struct cmt_tl_row *row) {
+    if (cmt_grow((void **)&o->held, &o->capheld, o->nheld + 1, sizeof *o->held) != 0) {
+        o->out_of_memory = 1;
+        return;
+    }
+    struct held_row *h = &o->held[o->nheld];
+    *h = (struct held_row){.row = *row, .seq = o->nheld};
+    h->row.label = NULL;
+    h->row.api = NULL;
+    h->row.uuid = NULL; /* pointed at h->uuid once the rows stop moving */
+    if (row->label && row->label_len && (h->label = malloc(row->label_len))) {
+        memcpy(h->label, row->label, row->label_len);
+        h->row.label = h->label;
+    }
+    if (row->api) h->row.api = h->api = strdup(row->api);
+    if (row->uuid) snprintf(h->uuid, sizeof h->uuid, "%s", row->uuid);
+    if ((row->label && row->label_len && !h->label) || (row->api && !h->api)) o->out_of_memory = 1;
+    o->nheld++;
+}
+
+static void write_row(struct cmt_tl_writer *o, const struct cmt_tl_row *row, int has_total, uint64_t total);
+
 void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
     struct cmt_tl_writer *o = arg;
+    uint64_t total = 0;
+    if (o->gpu_totals == 3) {
+        hold_row(o, row);
+        return;
+    }
+    int has = o->fmt == CMT_TL_CSV && gpu_total(o, row, &total);
+    write_row(o, row, has, total);
+}
+
+static int cmp_held(const void *x, const void *y) {
+    const struct held_row *a = x, *b = y;
+    if (a->at != b->at) return a->at < b->at ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* --follow: the GPU's live bytes on the row's host at the row's time (gpu_total's rule), from the
+ * changes of every process read so far. */
+static int follow_total(struct cmt_tl_writer *o, const struct held_row *h, uint64_t *total) {
+    const struct cmt_tl_row *row = &h->row;
+    const char *host = o->a->procs[row->proc].hdr.host, *uuid;
+    const struct gpu_track *self = NULL;
+    if (row->device >= 0) {
+        if (!row->live_change && row->event != CMT_TL_EV_OOM) return 0;
+        *total = row->live;
+        if (!row->uuid) return 1;
+        uuid = row->uuid;
+        for (size_t i = 0; i < o->ngt && !self; i++)
+            if (o->tracks_gpu[i].input == row->proc && o->tracks_gpu[i].device == row->device) self = &o->tracks_gpu[i];
+    } else {
+        if (row->event == CMT_TL_EV_OOM || !(self = sole_gpu(o->tracks_gpu, o->ngt, row->proc, h->at))) return 0;
+        uuid = self->uuid;
+        *total = track_at(self, h->at);
+    }
+    for (size_t i = 0; i < o->ngt; i++) {
+        const struct gpu_track *t = &o->tracks_gpu[i];
+        if (t != self && !strcmp(t->uuid, uuid) && !strcmp(o->a->procs[t->input].hdr.host, host))
+            *total += track_at(t, h->at);
+    }
+    return 1;
+}
+
+/* --follow: a track's changes before any row still to come are dropped but the last of them. Rows
+ * to come of a process on this host are not older than safe_ns (every record before it is read);
+ * of one on another host, not older than its last row's. */
+static void prune_tracks(struct cmt_tl_writer *o, int64_t safe_ns, const char *myhost) {
+    for (size_t i = 0; i < o->ngt; i++) {
+        struct gpu_track *t = &o->tracks_gpu[i];
+        const char *host = o->a->procs[t->input].hdr.host;
+        int64_t w = INT64_MAX;
+        for (size_t p = 0; p < o->nlast; p++) {
+            if (o->last_at[p] == INT64_MIN || strcmp(o->a->procs[p].hdr.host, host)) continue;
+            int64_t b = o->last_at[p];
+            if (myhost && !strcmp(host, myhost) && safe_ns > b) b = safe_ns;
+            if (b < w) w = b;
+        }
+        size_t keep = t->hn; /* the last change at or before w */
+        while (keep > 0 && t->hp[keep - 1].t > w)
+            keep--;
+        if (keep > 1) {
+            memmove(t->hp, t->hp + keep - 1, (t->hn - keep + 1) * sizeof *t->hp);
+            t->hn -= keep - 1;
+        }
+    }
+}
+
+int cmt_tl_writer_flush(struct cmt_tl_writer *o, int64_t safe_ns, const char *host) {
+    if (o->gpu_totals != 3) return o->out_of_memory ? -1 : 0;
+    for (size_t i = 0; i < o->nheld; i++) { /* times, and every change into its track */
+        struct held_row *h = &o->held[i];
+        size_t proc = h->row.proc;
+        if (proc >= o->nlast) {
+            size_t cap = o->nlast;
+            if (cmt_grow((void **)&o->last_at, &cap, proc + 1, sizeof *o->last_at) != 0) {
+                o->out_of_memory = 1;
+                break;
+            }
+            for (size_t k = o->nlast; k < cap; k++)
+                o->last_at[k] = INT64_MIN;
+            o->nlast = cap;
+        }
+        h->at = o->a->procs[proc].hdr.start_clock_ns + h->row.t;
+        if (h->at < o->last_at[proc]) h->at = o->last_at[proc]; /* a process's rows keep their order */
+        o->last_at[proc] = h->at;
+        if (!h->row.live_change || h->row.device < 0 || !h->uuid[0]) continue;
+        struct gpu_track *t = track_put(o, &o->tracks_gpu, &o->ngt, &o->capgt, proc, h->row.device, h->uuid);
+        if (!t || cmt_grow((void **)&t->hp, &t->hcap, t->hn + 1, sizeof *t->hp) != 0) {
+            o->out_of_memory = 1;
+            continue;
+        }
+        if (!t->hn) t->first_t = h->at;
+        t->hp[t->hn++] = (struct track_point){h->at, h->row.live};
+        t->live = h->row.live;
+    }
+    if (o->nheld > 1) qsort(o->held, o->nheld, sizeof *o->held, cmp_held);
+    for (size_t i = 0; i < o->nheld; i++) {
+        struct held_row *h = &o->held[i];
+        if (h->uuid[0]) h->row.uuid = h->uuid;
+        uint64_t total = 0;
+        int has = o->fmt == CMT_TL_CSV && follow_total(o, h, &total);
+        write_row(o, &h->row, has, total);
+        free(h->label);
+        free(h->api);
+    }
+    o->nheld = 0;
+    prune_tracks(o, safe_ns, host);
+    return o->out_of_memory ? -1 : 0;
+}
+
+static void write_row(struct cmt_tl_writer *o, const struct cmt_tl_row *row, int has_total, uint64_t total) {
     const struct cmt_process *p = &o->a->procs[row->proc];
     char ev[1100], b[32];
     o->rows++;
@@ -334,8 +525,7 @@ void cmt_tl_write_row(void *arg, const struct cmt_tl_row *row) {
         if (cmt_tl_event_labelled(row->event))
             csv_field(o->f, row->label ? row->label : "", row->label ? row->label_len : 0);
         fputc(',', o->f);
-        uint64_t total;
-        if (gpu_total(o, row, &total)) fprintf(o->f, "%llu", (unsigned long long)total);
+        if (has_total) fprintf(o->f, "%llu", (unsigned long long)total);
         fputc('\n', o->f);
     } else if (o->fmt == CMT_TL_TEXT) {
         char dev[24];
@@ -496,6 +686,7 @@ static void text_gpu_peaks(struct cmt_tl_writer *o) {
 }
 
 int cmt_tl_writer_end(struct cmt_tl_writer *o, int loaded) {
+    cmt_tl_writer_flush(o, INT64_MAX, NULL);
     if (o->fmt == CMT_TL_PERFETTO) {
         for (size_t i = 0; i < o->a->nprocs; i++) /* processes without a row (unreadable ones left out) */
             perfetto_meta(o, o->a->procs[i].input, &o->a->procs[i]);
@@ -514,9 +705,18 @@ void cmt_tl_writer_free(struct cmt_tl_writer *o) {
     if (!o) return;
     free(o->named);
     free(o->tracks);
-    for (size_t i = 0; i < o->ngt; i++)
+    for (size_t i = 0; i < o->ngt; i++) {
         free(o->tracks_gpu[i].total);
+        free(o->tracks_gpu[i].hp);
+    }
     free(o->tracks_gpu);
+    free(o->pgpu);
+    for (size_t i = 0; i < o->nheld; i++) {
+        free(o->held[i].label);
+        free(o->held[i].api);
+    }
+    free(o->held);
+    free(o->last_at);
     for (size_t i = 0; i < o->nhosts; i++) {
         free(o->hosts[i].t);
         free(o->hosts[i].total);

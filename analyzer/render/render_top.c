@@ -1,7 +1,8 @@
 /*
  * render_top.c — `top`'s frame (live.h): per GPU, per process, the top stacks by live bytes and by
  * growth over the window, as plain text (the terminal view and --once) or one JSON document
- * (--json --once, docs/top-schema.json). Only reads the model.
+ * (--json --once, docs/top-schema.json). Only reads the model. Its stacks are the report's: the same
+ * frame path (cmt_live_stack), printer (cmt_print_frames) and JSON frame writer (cmt_json_frames).
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,15 +32,12 @@ static void sparkline(const struct cmt_live_gpu *G, FILE *f) {
     }
 }
 
+/* the report's frames (cmt_live_stack), at most TOP_FRAMES: those nearest the user's code
+ * (cmt_print_frames, the one rule of every view with room for a few) */
 static void stack_lines(struct cmt_live *L, const struct cmt_live_row *r, FILE *f) {
-    struct cmt_sym_frame fr[TOP_FRAMES];
-    size_t n = cmt_live_frames(L, r->proc, r->stack, fr, TOP_FRAMES);
-    if (!n) fputs("      (no stack recorded)\n", f);
-    for (size_t i = 0; i < n; i++) {
-        fputs("      ", f);
-        cmt_print_frame(f, &fr[i]);
-        fputc('\n', f);
-    }
+    struct cmt_stack_sym st = cmt_live_stack(L, r->proc, r->stack);
+    cmt_print_frames(f, &st, "      ", TOP_FRAMES);
+    cmt_stack_sym_free(&st);
 }
 
 void cmt_render_top_text(struct cmt_live *L, FILE *f, size_t top) {
@@ -127,19 +125,9 @@ static void json_stack(struct cmt_live *L, struct cmt_json *j, const struct cmt_
     cmt_json_u64(j, "stack", r->stack);
     cmt_json_u64(j, "live_bytes", r->bytes);
     cmt_json_i64(j, "growth_bytes", r->growth);
-    struct cmt_sym_frame fr[64];
-    size_t n = cmt_live_frames(L, r->proc, r->stack, fr, 64);
-    cmt_json_array(j, "frames");
-    for (size_t i = 0; i < n; i++) {
-        cmt_json_object(j, NULL);
-        cmt_json_str(j, "function", fr[i].function);
-        cmt_json_str(j, "file", fr[i].file);
-        cmt_json_i64(j, "line", fr[i].line);
-        cmt_json_str(j, "module", fr[i].module);
-        cmt_json_bool(j, "python", !strcmp(fr[i].module, "[python]"));
-        cmt_json_object_end(j);
-    }
-    cmt_json_array_end(j);
+    struct cmt_stack_sym st = cmt_live_stack(L, r->proc, r->stack); /* every frame, as the report's JSON */
+    cmt_json_frames(j, &st);
+    cmt_stack_sym_free(&st);
     cmt_json_object_end(j);
 }
 

@@ -15,8 +15,9 @@ function ordl(g){return g.ordinals&&g.ordinals.length?'device '+g.ordinals.join(
 var MW=null;function textw(s,fs){if(!MW){MW=sv('svg',{width:0,height:0,style:'position:absolute;visibility:hidden'},document.body);}
  var t=sv('text',{'font-size':fs,text:s},MW),w=t.getComputedTextLength?t.getComputedTextLength():0;MW.removeChild(t);return w>0?w:s.length*fs*0.62;}
 function frames(i){return i===null||i===undefined||i<0?[]:(D.stacks[i]||[]);}
-function stackDetails(i,p){var f=frames(i),d=el('details',null,p);var s=el('summary',{text:f.length?f[Math.min(f.length-1,firstUser(f))]:'(no stack recorded)'},d);if(!f.length){s.className='muted';return d;}var o=el('ol',null,d);f.forEach(function(x){el('li',{text:x},o);});return d;}
-function firstUser(f){for(var i=0;i<f.length;i++){if(!/^(cu|cuda)[A-Z]|^fr_|^__|^_start|^\[|\+0x/.test(f[i]))return i;}return 0;}
+function stackDetails(i,p){var f=frames(i),d=el('details',null,p);var s=el('summary',{text:f.length?f[Math.min(f.length-1,userFrame(i))]:'(no stack recorded)'},d);if(!f.length){s.className='muted';return d;}var o=el('ol',null,d);f.forEach(function(x){el('li',{text:x},o);});return d;}
+function userFrame(i){var u=D.stacks_user&&D.stacks_user[i];return u>0?u:0;}
+function briefFrames(i){var f=frames(i),b=D.stacks_brief&&D.stacks_brief[i];return (b||[]).map(function(k){return f[k];});}
 var root=document.getElementById('cmt-root');
 var S=D.summary,cards=el('div',{'class':'cards'},root);
 function card(k,v,bad){var c=el('div',{'class':'card'+(bad?' bad':'')},cards);el('div',{'class':'v',text:v},c);el('div',{'class':'k',text:k},c);}
@@ -88,7 +89,7 @@ function chart(sec,g,gi){
   g.series.forEach(function(s,i){var k=at(s,t);if(k<0)return;var p=s.pts,v=p[k*4+1];el('div',{text:pl(s.proc)+': '+hs(v)+' live'},tip).style.color=COL[i%COL.length];if(p[k*4+2]>=0&&(!best||v>best.v))best={v:v,st:p[k*4+2],sb:p[k*4+3]};});
   g.ooms.forEach(function(o){if(Math.abs(X(o.t)-sx)<6)el('div',{text:'OOM: '+(o.api||'allocation')+' of '+hs(o.requested)+' failed with '+hs(o.live)+' live'},tip).style.color='#fca5a5';});
   marks.forEach(function(m){if(Math.abs(X(m.t)-sx)<4)el('div',{text:'marker: '+m.label},tip);});
-  if(best){el('div',{text:'top stack ('+hs(best.sb)+'):'},tip);frames(best.st).slice(0,8).forEach(function(f){el('div',{'class':'fr',text:'  '+f},tip);});}
+  if(best){el('div',{text:'top stack ('+hs(best.sb)+'):'},tip);briefFrames(best.st).forEach(function(f){el('div',{'class':'fr',text:'  '+f},tip);});}
   tip.style.display='block';var bw=box.clientWidth||W,px=(ev.clientX-r.left);tip.style.left=(px+16+320>bw?Math.max(0,px-336):px+16)+'px';tip.style.top=(ev.clientY-r.top+12)+'px';});
  svg.addEventListener('mouseleave',function(){tip.style.display='none';cur.setAttribute('visibility','hidden');});
 }
