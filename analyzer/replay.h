@@ -134,7 +134,9 @@ struct cmt_live_change {
     uint64_t stack;                 /* STACK, OOM */
     uint64_t stack_bytes;           /* STACK: the counter now */
     int up;                         /* STACK: 1 rose, 0 fell */
-    uint64_t requested;             /* OOM */
+    uint64_t ptr, granted;          /* STACK: the allocation that began or ended: address, bytes */
+    int at;                         /* STACK that fell: -1 freed, else a leak (enum cmt_leak_at) */
+    uint64_t requested;             /* OOM; STACK: the allocation's requested bytes */
     const char *label;              /* OOM: the API name (may be NULL); MARKER: the label */
     size_t label_len;
     const char *api;    /* LIVE, OOM: the API of the record (NULL: none or unknown) */
