@@ -152,9 +152,9 @@ int cmt_cmd_export(int argc, char **argv) {
     if (prc >= 0) return prc;
     int rc = 2;
     if (!eo.torch)
-        cmt_msg("export: name the format: --torch-snapshot (PyTorch's memory snapshot)\n%s", export_help);
+        cmt_msg("export: name the format: --torch-snapshot (PyTorch's memory snapshot); see export --help");
     else if (!cli.out || (!strcmp(cli.out, "-") && isatty(STDOUT_FILENO)))
-        cmt_msg("export: a snapshot is binary: write it with -o FILE.pickle\n%s", export_help);
+        cmt_msg("export: a snapshot is binary: write it with -o FILE.pickle (see export --help)");
     else
         rc = 0;
     if (rc) {
@@ -204,11 +204,12 @@ int cmt_cmd_export(int argc, char **argv) {
             if (!rc && !job.sum.allocations)
                 cmt_msg("export: pid %u made no device allocation: %s holds an empty snapshot", p->hdr.pid, cli.out);
             else if (!rc && !cli.quiet)
-                cmt_msg("export: pid %u: %llu allocations, %zu segments (%llu bytes) live at the end, %llu OOMs on "
-                        "%zu devices -> %s",
-                        p->hdr.pid, (unsigned long long)job.sum.allocations, job.sum.segments,
-                        (unsigned long long)job.sum.live_bytes, (unsigned long long)job.sum.ooms, job.sum.devices,
-                        cli.out);
+                cmt_msg("export: pid %u: %llu allocation%s, %zu segment%s (%llu bytes) live at the end, %llu OOM%s, "
+                        "%zu device trace%s -> %s",
+                        p->hdr.pid, (unsigned long long)job.sum.allocations, job.sum.allocations == 1 ? "" : "s",
+                        job.sum.segments, job.sum.segments == 1 ? "" : "s", (unsigned long long)job.sum.live_bytes,
+                        (unsigned long long)job.sum.ooms, job.sum.ooms == 1 ? "" : "s", job.sum.devices,
+                        job.sum.devices == 1 ? "" : "s", cli.out);
         }
     }
     cmt_analysis_free(&a);

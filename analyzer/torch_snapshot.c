@@ -273,9 +273,10 @@ int cmt_torch_write(FILE *f, struct cmt_analysis *a, size_t proc, const struct c
         cmt_htab_free(&w.map);
         return -1;
     }
-    /* one trace per ordinal from 0 to the largest the process used (devs: sorted by ordinal) */
+    /* one trace per ordinal from 0 to the largest the process used (devs: sorted by ordinal); at
+     * least device 0's, as PyTorch writes one per visible device (and MemoryViz opens device 0) */
     const struct cmt_replay *r = &pr->replay;
-    int64_t top = r->ndevs ? r->devs[r->ndevs - 1].ordinal : -1;
+    int64_t top = r->ndevs && r->devs[r->ndevs - 1].ordinal > 0 ? r->devs[r->ndevs - 1].ordinal : 0;
     cmt_pk_dict(w.p);
     cmt_pk_str(w.p, "segments");
     cmt_pk_list(w.p);

@@ -4,7 +4,7 @@
  * PyTorch's memory viewer MemoryViz): the replay's allocation changes (replay.h observer: every
  * device allocation that began or ended, every OOM) recorded as they happen, then written with the
  * analysis' symbolized stacks (cmt_analysis_stack, frames named by cmt_frame_parts).
- *   device_traces[ordinal]: per device, in order: a device allocation is "segment_alloc" + "alloc",
+ *   device_traces[ordinal]: per device ordinal from 0 (at least device 0's), in order: a device allocation is "segment_alloc" + "alloc",
  *     its free "free_requested" + "free_completed" + "segment_free" (all at the record's time);
  *     an allocation held by a caching allocator (caching.h) is a segment only ("segment_alloc" /
  *     "segment_free"): its blocks are that allocator's business; an OOM is "oom" (size: the

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# cumemtrack export --torch-snapshot (issue 29): Python's own pickle loads the snapshot (no
+# PyTorch), with the keys of torch.cuda.memory._snapshot(), and its figures equal report --json's
+# for the same process (tests/torchviz/check_snapshot.py: live bytes per device at exit, peak,
+# allocation and free counts, OOMs, every leak's and cached entry's frames, Python frames
+# included): a traced Python job with a leak, a caching allocator's cache and an OOM, and a
+# synthetic dump (refused free, reallocation, teardowns mid-run and at exit, two devices, host
+# memory, non-UTF-8 names, more than a pickle batch). Bad input: several processes and none
+# picked -> exit 2 naming them, nothing written; --pid / --rank pick one; a pid or rank that is not
+# there -> 2; no format, no -o -> 2; unreadable -> 3; a process with no device allocation -> an
+# empty, valid snapshot and a warning.
+set -u
+. "$(dirname "$0")/export_lib.sh.inc"
+py=$(command -v python3) || { echo "no python3"; exit 77; }
+check() { "$py" "$CMT_ROOT/tests/torchviz/check_snapshot.py" "$@"; }
+
+export_job
+expect_rc 0 "$CMT_BIN" export --torch-snapshot -o job.pickle job.cmt
+grep -q "allocations, .* -> job.pickle" err.txt || { cat err.txt; fail "no summary on stderr"; }
+[ ! -s out.txt ] || fail "export wrote to stdout"
+"$CMT_BIN" report --json --top 1000000 job.cmt >job.json || fail "report --json"
+pid=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["processes"][0]["pid"])' job.json)
+check job.pickle job.json "$pid" || fail "job: the snapshot differs from report --json"
+# what the job holds, as the snapshot shows it: the leak with its Python frames, the cache as
+# segments only, the OOM with its request
+"$py" - job.pickle <<'P' || fail "job: contents"
+import pickle, sys
+s = pickle.load(open(sys.argv[1], "rb"))
+t = s["device_traces"][0]
+names = lambda fr: [f["name"] for f in fr]
+leak = [x for x in s["segments"] if "cache_attention_mask" in names(x["frames"])]
+assert len(leak) == 6 and all(x["total_size"] == 1 << 20 for x in leak), leak
+f = leak[0]["frames"]
+assert [n for n in names(f) if n in ("malloc", "cache_attention_mask", "train_step", "<module>")] == \
+    ["malloc", "cache_attention_mask", "train_step", "<module>"], names(f)
+assert any(x["filename"].endswith("export_sites.py") and x["line"] == 31 for x in f), f
+assert f[0]["name"] == "cudaMalloc", f[0]
+cache = [x for x in s["segments"] if x["blocks"][0]["state"] == "inactive"]
+assert len(cache) == 4 and all("Trainer.warm_cache" in names(x["frames"]) for x in cache), cache
+assert any("CUDACachingAllocator" in n for n in names(cache[0]["frames"]))
+cache_addrs = {x["address"] for x in cache}
+assert not [e for e in t if e["action"] == "alloc" and e["addr"] in cache_addrs], "cache segments as blocks"
+assert sum(1 for e in t if e["action"] == "segment_alloc" and e["addr"] in cache_addrs) == 4
+oom = [e for e in t if e["action"] == "oom"]
+assert len(oom) == 1 and oom[0]["size"] == 1 << 50 and "try_huge_batch" in names(oom[0]["frames"]), oom
+weights = [e for e in t if e["size"] == 64 << 20]
+assert [e["action"] for e in weights] == ["segment_alloc", "alloc", "free_requested", "free_completed",
+                                          "segment_free"], weights
+P
+
+synthetic_dump
+expect_rc 0 "$CMT_BIN" export --torch-snapshot -o syn.pickle syn.cmt
+"$CMT_BIN" report --json --top 1000000 syn.cmt >syn.json || fail "report --json syn"
+check syn.pickle syn.json 300 || fail "synthetic: the snapshot differs from report --json"
+"$py" - syn.pickle <<'P' || fail "synthetic: contents"
+import pickle, sys
+s = pickle.load(open(sys.argv[1], "rb"))
+assert len(s["device_traces"]) == 3 and s["device_traces"][1] == [], [len(t) for t in s["device_traces"]]
+segs = sorted((x["device"], x["address"], x["total_size"]) for x in s["segments"])
+# 0x10000 reallocated (2M), 0x50000 left by the teardown at exit, 0x30000 whose free was refused;
+# the teardown mid-run ended 0x20000; host memory is no segment
+assert segs == [(0, 0x10000, 2 << 20), (0, 0x50000, 7 << 20), (2, 0x30000, 5 << 20)], segs
+t2 = [(e["action"], e.get("addr")) for e in s["device_traces"][2]]
+assert t2 == [("segment_alloc", 0x30000), ("alloc", 0x30000), ("oom", None)], t2
+t0 = s["device_traces"][0]
+torn = [e["action"] for e in t0 if e["addr"] == 0x20000]
+assert torn == ["segment_alloc", "alloc", "free_requested", "free_completed", "segment_free"], torn
+first = t0[0]["frames"]
+assert first[0] == {"filename": "/work/bad.py", "line": 7, "name": "bad\ufffd\ufffdname"}, first
+assert first[1] == {"filename": "/work/train.py", "line": 3, "name": "<module>"}, first
+# time_us: wall-clock microseconds (the header's start_real plus the record's time since start_clock)
+assert 1700000000000000 < t0[0]["time_us"] < 1700000000100000, t0[0]["time_us"]
+P
+
+# several processes, none picked: exit 2 naming each, nothing written
+printf 'header pid=400 host=a rank=1\ndevice ord=0 uuid=GPU-aaaaaaaa-0000-0000-0000-000000000000 name=G pci=0000:01:00.0 total=1G\nexit clean\n' >empty.script
+"$MKDUMP" empty.script empty.cmt || fail "mkdump empty"
+printf 'header pid=401 host=b\nexit clean\n' >nodev.script
+"$MKDUMP" nodev.script nodev.cmt || fail "mkdump nodev"
+mkdir job && cp syn.cmt empty.cmt nodev.cmt job/
+expect_rc 2 "$CMT_BIN" export --torch-snapshot -o many.pickle job
+[ ! -e many.pickle ] || fail "a snapshot was written for several processes"
+for p in "pid 300 on n3" "pid 400 rank 1 on a" "pid 401 on b"; do
+    grep -q "$p" err.txt || { cat err.txt; fail "several processes: '$p' not named"; }
+done
+grep -q -- "--pid PID" err.txt || fail "several processes: no hint"
+expect_rc 2 "$CMT_BIN" export --torch-snapshot --pid 999 -o many.pickle job
+grep -q "no process with pid 999" err.txt && grep -q "pid 401 on b" err.txt || { cat err.txt; fail "--pid 999"; }
+[ ! -e many.pickle ] || fail "a snapshot was written for a missing pid"
+expect_rc 2 "$CMT_BIN" export --torch-snapshot --rank 7 -o many.pickle job
+grep -q "no process with rank 7" err.txt || { cat err.txt; fail "--rank 7"; }
+expect_rc 0 "$CMT_BIN" export --torch-snapshot --pid 300 -o pick.pickle job
+cmp -s pick.pickle syn.pickle || fail "--pid 300 differs from exporting syn.cmt alone"
+expect_rc 0 "$CMT_BIN" export --torch-snapshot --rank 1 -o rank.pickle job
+"$py" -c 'import pickle,sys; s=pickle.load(open(sys.argv[1],"rb")); assert s=={"segments":[],"device_traces":[[]]}, s' \
+    rank.pickle || fail "--rank 1: not pid 400's empty snapshot"
+# no device allocation: an empty, valid snapshot (device 0's empty trace: PyTorch always has one,
+# MemoryViz opens it) and a warning
+for d in empty nodev; do
+    expect_rc 0 "$CMT_BIN" export --torch-snapshot -o $d.pickle $d.cmt
+    grep -q "made no device allocation.*empty snapshot" err.txt || { cat err.txt; fail "$d: no warning"; }
+    "$py" -c 'import pickle,sys; s=pickle.load(open(sys.argv[1],"rb")); assert s=={"segments":[],"device_traces":[[]]}, s' \
+        $d.pickle || fail "$d: not an empty snapshot"
+done
+# usage and unreadable input
+expect_rc 2 "$CMT_BIN" export -o x.pickle syn.cmt
+grep -q -- "--torch-snapshot" err.txt || fail "no format: not said"
+expect_rc 2 "$CMT_BIN" export --torch-snapshot syn.cmt
+grep -q -- "-o FILE" err.txt || fail "no -o: not said"
+expect_rc 2 "$CMT_BIN" export --torch-snapshot -o x.pickle
+expect_rc 2 "$CMT_BIN" export --torch-snapshot --pid abc -o x.pickle syn.cmt
+echo garbage >bad.cmt
+expect_rc 3 "$CMT_BIN" export --torch-snapshot -o x.pickle bad.cmt
+grep -q "bad.cmt" err.txt || fail "unreadable: not named"
+expect_rc 3 "$CMT_BIN" export --torch-snapshot -o x.pickle missing.cmt
+expect_rc 3 "$CMT_BIN" export --torch-snapshot -o /nonexistent-dir/x.pickle syn.cmt
+expect_rc 0 "$CMT_BIN" export --help
+grep -q -- "--torch-snapshot" out.txt || fail "--help"
+"$CMT_BIN" --help | grep -q "^  export " || fail "not in the command list"
+echo ok
