@@ -102,9 +102,12 @@ static long pick(char **paths, size_t n, const struct export_opts *eo) {
         pickedi = idx[0];
     else if (nall && (nmatch > 1 || eo->pid >= 0 || eo->rank >= 0)) {
         pickedi = -2;
-        if (nmatch > 1)
-            cmt_msg("export: %zu processes in these dumps, a snapshot holds one: pick it with %s", nmatch,
-                    eo->pid >= 0 || eo->rank < 0 ? "--pid PID" : "--pid PID (several have that rank)");
+        if (nmatch > 1 && eo->pid >= 0) /* the same pid on several hosts */
+            cmt_msg("export: %zu processes with pid %lld in these dumps, a snapshot holds one: give its dump alone",
+                    nmatch, (long long)eo->pid);
+        else if (nmatch > 1)
+            cmt_msg("export: %zu processes%s in these dumps, a snapshot holds one: pick it with --pid PID", nmatch,
+                    eo->rank >= 0 ? " with that rank" : "");
         else if (eo->pid >= 0 && eo->rank >= 0)
             cmt_msg("export: no process with pid %lld and rank %lld in these dumps; they hold:", (long long)eo->pid,
                     (long long)eo->rank);

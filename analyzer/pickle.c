@@ -36,13 +36,13 @@ struct cmt_pickle {
 };
 
 static void op(struct cmt_pickle *p, int c) {
-    putc(c, p->f);
+    putc_unlocked(c, p->f); /* one thread writes the file */
 }
 
 static void u32le(struct cmt_pickle *p, uint32_t v) {
     unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
-    fwrite(b, 1, 4, p->f);
+    fwrite_unlocked(b, 1, 4, p->f);
 }
 
 /* Before a value: the first of a batch opens it with MARK. */
@@ -145,7 +145,7 @@ void cmt_pk_int(struct cmt_pickle *p, int64_t v) {
         }
         op(p, 0x8a);
         op(p, n);
-        fwrite(b, 1, (size_t)n, p->f);
+        fwrite_unlocked(b, 1, (size_t)n, p->f);
     }
     after(p);
 }
@@ -162,7 +162,7 @@ void cmt_pk_uint(struct cmt_pickle *p, uint64_t v) {
     b[8] = 0;
     op(p, 0x8a);
     op(p, 9);
-    fwrite(b, 1, 9, p->f);
+    fwrite_unlocked(b, 1, 9, p->f);
     after(p);
 }
 
@@ -211,16 +211,16 @@ static void write_unicode(struct cmt_pickle *p, const char *s, size_t n) {
     op(p, 'X');
     u32le(p, (uint32_t)out);
     if (!bad) {
-        fwrite(s, 1, n, p->f);
+        fwrite_unlocked(s, 1, n, p->f);
         return;
     }
     for (size_t i = 0; i < n;) {
         size_t k = utf8_seq(u + i, n - i);
         if (k) {
-            fwrite(u + i, 1, k, p->f);
+            fwrite_unlocked(u + i, 1, k, p->f);
             i += k;
         } else {
-            fwrite("\xef\xbf\xbd", 1, 3, p->f);
+            fwrite_unlocked("\xef\xbf\xbd", 1, 3, p->f);
             i++;
         }
     }

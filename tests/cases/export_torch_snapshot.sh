@@ -94,6 +94,17 @@ cmp -s pick.pickle syn.pickle || fail "--pid 300 differs from exporting syn.cmt 
 expect_rc 0 "$CMT_BIN" export --torch-snapshot --rank 1 -o rank.pickle job
 "$py" -c 'import pickle,sys; s=pickle.load(open(sys.argv[1],"rb")); assert s=={"segments":[],"device_traces":[[]]}, s' \
     rank.pickle || fail "--rank 1: not pid 400's empty snapshot"
+# two processes with one rank (a rank and its forked worker), the same pid on two hosts
+printf 'header pid=600 host=c rank=2\nexit clean\n' | "$MKDUMP" - r600.cmt || fail "mkdump r600"
+printf 'header pid=601 ppid=600 host=c rank=2\nexit clean\n' | "$MKDUMP" - r601.cmt || fail "mkdump r601"
+printf 'header pid=600 host=d rank=3\nexit clean\n' | "$MKDUMP" - d600.cmt || fail "mkdump d600"
+expect_rc 2 "$CMT_BIN" export --torch-snapshot --rank 2 -o r.pickle r600.cmt r601.cmt d600.cmt
+grep -q "2 processes with that rank" err.txt && grep -q "pid 600 rank 2 on c" err.txt && grep -q "pid 601 rank 2 on c" err.txt &&
+    ! grep -q "on d" err.txt || { cat err.txt; fail "--rank 2: both processes of rank 2 not named"; }
+expect_rc 2 "$CMT_BIN" export --torch-snapshot --pid 600 -o r.pickle r600.cmt r601.cmt d600.cmt
+grep -q "2 processes with pid 600" err.txt && grep -q "give its dump alone" err.txt || { cat err.txt; fail "pid on 2 hosts"; }
+[ ! -e r.pickle ] || fail "a snapshot was written for an ambiguous pick"
+expect_rc 0 "$CMT_BIN" export --torch-snapshot --pid 600 --rank 3 -o r.pickle r600.cmt r601.cmt d600.cmt
 # no device allocation: an empty, valid snapshot (device 0's empty trace: PyTorch always has one,
 # MemoryViz opens it) and a warning
 for d in empty nodev; do
