@@ -47,6 +47,16 @@ weights = [e for e in t if e["size"] == 64 << 20]
 assert [e["action"] for e in weights] == ["segment_alloc", "alloc", "free_requested", "free_completed",
                                           "segment_free"], weights
 P
+# --caching-allocator REGEX: what it matches is a caching allocator's segment too (as in report)
+expect_rc 0 "$CMT_BIN" export --torch-snapshot --caching-allocator 'cache_attention_mask' -o jobc.pickle job.cmt
+"$CMT_BIN" report --json --top 1000000 --caching-allocator 'cache_attention_mask' job.cmt >jobc.json || fail "report"
+check jobc.pickle jobc.json "$pid" || fail "--caching-allocator: the snapshot differs from report --json"
+"$py" -c '
+import pickle, sys
+s = pickle.load(open(sys.argv[1], "rb"))
+assert sum(x["blocks"][0]["state"] == "inactive" for x in s["segments"]) == 10, s["segments"]
+assert sum(e["action"] == "alloc" for e in s["device_traces"][0]) == 13
+' jobc.pickle || fail "--caching-allocator: the masks are not segments only"
 
 synthetic_dump
 expect_rc 0 "$CMT_BIN" export --torch-snapshot -o syn.pickle syn.cmt
