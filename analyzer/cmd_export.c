@@ -177,7 +177,8 @@ int cmt_cmd_export(int argc, char **argv) {
         cmt_cli_free(&cli);
         return 2;
     }
-    struct cmt_torch_trace trace = {0};
+    struct cmt_torch_trace trace;
+    cmt_torch_trace_init(&trace);
     struct cmt_report_opts ro = cli.ro;
     ro.top_n = 1;
     ro.observer = cmt_torch_observe;

@@ -668,6 +668,15 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.label_len = c.label ? strlen(c.label) : 0;
         notify(r, &c);
         return;
+    case CMT_REC_SUBALLOC:
+        c.kind = CMT_CHANGE_SUBALLOC;
+        c.op = e->op;
+        c.heap = e->heap;
+        c.ptr = e->ptr;
+        c.size = e->size;
+        c.stack = e->stack;
+        notify(r, &c);
+        return;
     case CMT_REC_MARKER:
         c.kind = CMT_CHANGE_MARKER;
         c.label = e->str1;

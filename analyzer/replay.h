@@ -116,11 +116,12 @@ struct cmt_replay;
 /* What the replay tells its observer, as it applies the records of pass 1 (the exact second pass
  * of cmt_replay_dump is silent). Host memory (device -1) changes no GPU counter. */
 enum cmt_change_kind {
-    CMT_CHANGE_STACK,  /* the bytes of one (stack, device) counter rose (up) or fell: an allocation
-                          began (ALLOC, RETRACK) or ended (FREE, TEARDOWN, reallocated unseen) */
-    CMT_CHANGE_LIVE,   /* a GPU's live bytes differ from the last LIVE change, after a record */
-    CMT_CHANGE_OOM,    /* an OOM record */
-    CMT_CHANGE_MARKER, /* a MARKER record (every kind, range pops included) */
+    CMT_CHANGE_STACK,    /* the bytes of one (stack, device) counter rose (up) or fell: an allocation
+                            began (ALLOC, RETRACK) or ended (FREE, TEARDOWN, reallocated unseen) */
+    CMT_CHANGE_LIVE,     /* a GPU's live bytes differ from the last LIVE change, after a record */
+    CMT_CHANGE_OOM,      /* an OOM record */
+    CMT_CHANGE_MARKER,   /* a MARKER record (every kind, range pops included) */
+    CMT_CHANGE_SUBALLOC, /* a SUBALLOC record (an NVTX memory heap or region: heaps.h) */
 };
 
 struct cmt_live_change {
@@ -143,6 +144,7 @@ struct cmt_live_change {
     uint64_t size;      /* LIVE after an ALLOC: its size; OOM: the request; else 0 */
     uint64_t mark_kind; /* MARKER: enum cmt_marker_flags (a RANGE_POP closes its thread's latest push) */
     uint32_t writer;    /* MARKER: the stream (thread) that recorded it: NVTX ranges nest per thread */
+    uint64_t op, heap;  /* SUBALLOC: enum cmt_suballoc_op, the heap (ptr, size, stack: the record's) */
 };
 
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);

@@ -5,7 +5,8 @@
 # allocation and free counts, OOMs, every leak's and cached entry's frames, Python frames
 # included): a traced Python job with a leak, a caching allocator's cache and an OOM, and a
 # synthetic dump (refused free, reallocation, teardowns mid-run and at exit, two devices, host
-# memory, non-UTF-8 names, more than a pickle batch). Bad input: several processes and none
+# memory, non-UTF-8 names, more than a pickle batch), pools reporting their regions through NVTX
+# memory heaps (synthetic, and tests/signals/sig_pool.c). Bad input: several processes and none
 # picked -> exit 2 naming them, nothing written; --pid / --rank pick one; a pid or rank that is not
 # there -> 2; no format, no -o -> 2; unreadable -> 3; a process with no device allocation -> an
 # empty, valid snapshot and a warning.
@@ -81,6 +82,48 @@ assert first[1] == {"filename": "/work/train.py", "line": 3, "name": "<module>"}
 # time_us: wall-clock microseconds (the header's start_real plus the record's time since start_clock)
 assert 1700000000000000 < t0[0]["time_us"] < 1700000000100000, t0[0]["time_us"]
 P
+
+# pools that report their sub-allocations (NVTX memory heaps): the heap's allocation is a segment
+# whose blocks are its regions, registered and unregistered in the trace
+pool_dump
+expect_rc 0 "$CMT_BIN" export --torch-snapshot -o pool.pickle pool.cmt
+"$CMT_BIN" report --json --top 1000000 pool.cmt >pool.json || fail "report --json pool"
+check pool.pickle pool.json 700 || fail "pools: the snapshot differs from report --json"
+"$py" - pool.pickle <<'P' || fail "pools: contents"
+import pickle, sys
+s = pickle.load(open(sys.argv[1], "rb"))
+(seg,) = s["segments"]
+blocks = [(b["address"], b["size"], b["state"]) for b in seg["blocks"]]
+assert (seg["address"], seg["total_size"], seg["allocated_size"]) == (0x100000, 1 << 20, 0x20000), seg
+assert blocks == [(0x100000, 0x10000, "inactive"), (0x110000, 0x20000, "active_allocated"),
+                  (0x130000, 0xd0000, "inactive")], blocks
+assert seg["blocks"][1]["frames"] == [{"filename": "[unknown]", "line": 0, "name": "[unknown]+0x0"}]
+t = [(e["action"], e["addr"], e["size"]) for e in s["device_traces"][0]]
+fr = lambda a, n: [("free_requested", a, n), ("free_completed", a, n)]
+want = [("segment_alloc", 0x100000, 1 << 20), ("alloc", 0x100000, 0x10000), ("alloc", 0x110000, 0x10000)] + \
+    fr(0x110000, 0x10000) + [("alloc", 0x110000, 0x20000)] + fr(0x100000, 0x10000) + \
+    [("segment_alloc", 0x300000, 1 << 20), ("alloc", 0x300000, 0x4000)] + fr(0x300000, 0x4000) + \
+    [("alloc", 0x304000, 0x4000)] + fr(0x304000, 0x4000) + [("segment_free", 0x300000, 1 << 20)]
+assert t == want, t
+P
+# a real pool (tests/signals/sig_pool.c: 10 regions of 4 KiB in a 1 MiB heap, 3 never given back)
+if [ -x "${CMT_TESTBIN:-}/signals/sig_pool" ] && [ -e "${CMT_LIB:-}" ]; then
+    LD_LIBRARY_PATH=$CMT_FAKE_LIBDIR LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/sp.cmt "$CMT_TESTBIN/signals/sig_pool" \
+        >/dev/null || fail "sig_pool"
+    expect_rc 0 "$CMT_BIN" export --torch-snapshot -o sp.pickle sp.cmt
+    "$CMT_BIN" report --json --top 1000000 sp.cmt >sp.json || fail "report --json sp"
+    check sp.pickle sp.json "$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["processes"][0]["pid"])' sp.json)" ||
+        fail "sig_pool: the snapshot differs from report --json"
+    "$py" -c '
+import pickle, sys
+s = pickle.load(open(sys.argv[1], "rb"))
+(seg,) = s["segments"]
+live = [b for b in seg["blocks"] if b["state"] == "active_allocated"]
+assert len(live) == 3 and all(b["size"] == 4096 and "leaky_user" in [f["name"] for f in b["frames"]] for b in live), live
+t = s["device_traces"][0]
+assert sum(e["action"] == "alloc" for e in t) == 10 and sum(e["action"] == "free_completed" for e in t) == 7
+' sp.pickle || fail "sig_pool: the regions are not the blocks"
+fi
 
 # several processes, none picked: exit 2 naming each, nothing written
 printf 'header pid=400 host=a rank=1\ndevice ord=0 uuid=GPU-aaaaaaaa-0000-0000-0000-000000000000 name=G pci=0000:01:00.0 total=1G\nexit clean\n' >empty.script

@@ -34,10 +34,17 @@ expect(set(snap) == {"segments", "device_traces"}, "top-level keys %s" % sorted(
 for s in snap["segments"]:
     expect(set(s) == SEG_KEYS, "segment keys %s" % sorted(s))
     expect(s["segment_pool_id"] == (0, 0) and s["is_expandable"] is False, "segment_pool_id/is_expandable")
-    expect(len(s["blocks"]) == 1 and set(s["blocks"][0]) == BLOCK_KEYS, "blocks %r" % s["blocks"])
-    b = s["blocks"][0]
-    expect(b["address"] == s["address"] and b["size"] == s["total_size"], "block covers its segment")
-    expect(b["state"] in ("active_allocated", "inactive"), "block state %s" % b["state"])
+    # blocks tile the segment in address order (MemoryViz places them by their sizes): one block,
+    # or a pool's regions (NVTX heap) with inactive blocks between them
+    at = s["address"]
+    for b in s["blocks"]:
+        expect(set(b) == BLOCK_KEYS, "block keys %s" % sorted(b))
+        expect(b["address"] == at and b["size"] > 0, "blocks do not tile the segment: %r" % s["blocks"])
+        expect(b["state"] in ("active_allocated", "inactive"), "block state %s" % b["state"])
+        at += b["size"]
+    expect(at == s["address"] + s["total_size"], "blocks do not cover the segment")
+    active = [b for b in s["blocks"] if b["state"] == "active_allocated"]
+    expect(s["allocated_size"] == s["active_size"] == sum(b["size"] for b in active), "allocated_size")
 for d, trace in enumerate(snap["device_traces"]):
     last = None
     for e in trace:
@@ -72,7 +79,7 @@ for ordinal, dev in sorted(devices.items()):
     want = sum(l["bytes"] for l in leaks if l["device"] == ordinal) + \
         sum(c["bytes"] for c in cached if c["device"] == ordinal)
     expect(live == want, "device %d: %d bytes live at exit, report %d" % (ordinal, live, want))
-    expect(sum(1 for s in segs if s["blocks"][0]["state"] == "inactive") ==
+    expect(sum(1 for s in segs if [b["state"] for b in s["blocks"]] == ["inactive"]) >=
            sum(c["allocations"] for c in cached if c["device"] == ordinal), "device %d: cached segments" % ordinal)
     cur = peak = 0
     for e in trace:
@@ -87,9 +94,9 @@ for ordinal, dev in sorted(devices.items()):
     expect(n["segment_alloc"] == dev["allocations"],
            "device %d: %d allocations, report %d" % (ordinal, n["segment_alloc"], dev["allocations"]))
     expect(n["free_requested"] == n["free_completed"], "free_requested / free_completed pairs")
-    # blocks: every allocation but those of caching allocators, which are segments only
-    ncached = sum(c["allocations"] for c in cached if c["device"] == ordinal)
-    expect(n["alloc"] - n["free_completed"] == len(segs) - ncached, "device %d: blocks live at exit" % ordinal)
+    # blocks: an allocation's own (but a caching allocator's), or an NVTX pool's regions
+    nactive = sum(1 for s in segs for b in s["blocks"] if b["state"] == "active_allocated")
+    expect(n["alloc"] - n["free_completed"] == nactive, "device %d: blocks live at exit" % ordinal)
     doom = [o for o in ooms if o["device"] == ordinal]
     toom = [e for e in trace if e["action"] == "oom"]
     expect([e["size"] for e in toom] == [o["requested_bytes"] for o in doom], "device %d: OOMs" % ordinal)
@@ -110,9 +117,9 @@ for l in leaks + cached:
     expect(sum(s["total_size"] for s in segs) >= l["bytes"] and segs,
            "no segments with the frames of the report's entry %s" % [f["function"] for f in l["frames"]])
     for s in segs:
-        state = s["blocks"][0]["state"]
-        expect(state == ("inactive" if "allocator" in l else "active_allocated"), "block state of %s" % state)
-        if state == "active_allocated":
+        if "allocator" in l:  # a caching allocator's segment: one inactive block
+            expect([b["state"] for b in s["blocks"]] == ["inactive"], "a cache's segment %r" % s["blocks"])
+        elif len(s["blocks"]) == 1 and s["blocks"][0]["state"] == "active_allocated":
             expect(s["blocks"][0]["frames"] == s["frames"], "block frames")
 print("\n".join(summary))
 if bad:

@@ -40,7 +40,6 @@ const local_files = %s;
 const shot = %s;
 add_local_files(local_files, 'Active Memory Timeline');
 
-const wait = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
 const selects = document.querySelectorAll('body > select');
 const [viewSel, gpuSel] = [selects[1], selects[2]];
 function shown() {
@@ -49,7 +48,9 @@ function shown() {
 function hover(el) {
   el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));
 }
-async function look() {
+// everything below runs at once, before the page's load event (so --dump-dom always sees it):
+// the Allocator State History draws on a mousedown on its last event, as a click there does
+function look() {
   const result = {errors: [], devices: [...gpuSel.options].map(o => o.text), views: []};
   if (shot) {
     const polys = [...shown().querySelector('svg').querySelectorAll('polygon')];
@@ -66,10 +67,13 @@ async function look() {
       viewSel.value = view;
       gpuSel.value = dev;
       viewSel.dispatchEvent(new Event('change'));
-      await wait();
       const div = shown();
       const r = {device: dev, view, polygons: 0, rects: 0, tooltips: [], events: 0};
       if (view === 'Allocator State History') {
+        const events = div.querySelector('div[style*="font-family: monospace"]');
+        if (events && events.lastElementChild) {
+          events.lastElementChild.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
+        }
         r.rects = div.querySelectorAll('svg rect').length;
         r.events = div.querySelectorAll('pre').length - 1;
         const pre = [...div.querySelectorAll('pre')].at(-1);
@@ -97,13 +101,15 @@ async function look() {
   document.body.appendChild(out);
   document.body.dataset.done = '1';
 }
-look().catch(e => {
+try {
+  look();
+} catch (e) {
   window.cmtErrors.push('harness: ' + e);
   const out = document.createElement('pre');
   out.id = 'cmt-result';
   out.textContent = JSON.stringify({errors: window.cmtErrors});
   document.body.appendChild(out);
-});
+}
 </script>
 </body>
 </html>
