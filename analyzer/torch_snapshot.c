@@ -27,10 +27,10 @@ void cmt_torch_trace_init(struct cmt_torch_trace *t) {
     cmt_htab_init(&t->regions, sizeof(struct cmt_hkey), 64);
 }
 
-/* Ends the region whose REGION_ALLOC is event k - 1 (a REGION_FREE of the same block). */
-static void end_region(struct cmt_torch_trace *t, uint32_t k, int64_t time_ns) {
-    void *slot = cmt_htab_find(&t->regions, t->v[k - 1].ptr, 0);
-    if (slot) cmt_htab_del(&t->regions, slot);
+/* Ends the live region whose entry in t->regions is slot (a REGION_FREE of the same block). */
+static void end_region(struct cmt_torch_trace *t, void *slot, int64_t time_ns) {
+    uint32_t k = ((const struct cmt_hkey *)slot)->val; /* its REGION_ALLOC + 1 */
+    cmt_htab_del(&t->regions, slot);
     struct cmt_torch_event *e = push(t);
     if (!e) return;
     *e = t->v[k - 1];
@@ -41,9 +41,9 @@ static void end_region(struct cmt_torch_trace *t, uint32_t k, int64_t time_ns) {
 /* Ends every region of heap index h (its reset, unregister, or its memory freed). */
 static void end_heap_regions(struct cmt_torch_trace *t, uint32_t h, int64_t time_ns) {
     for (size_t i = 0; i < t->regions.cap;) {
-        const struct cmt_hkey *k = cmt_htab_at(&t->regions, i);
+        struct cmt_hkey *k = cmt_htab_at(&t->regions, i);
         if (cmt_hkey_used(k) && t->v[k->val - 1].heap == h) {
-            end_region(t, k->val, time_ns); /* another entry may move into slot i: look again */
+            end_region(t, k, time_ns); /* another entry may move into slot i: look again */
             continue;
         }
         i++;
@@ -83,15 +83,15 @@ static void suballoc(struct cmt_torch_trace *t, const struct cmt_live_change *c)
         return;
     case CMT_SUB_REGION_REGISTER:
     case CMT_SUB_REGION_RESIZE: {
-        uint32_t k = cmt_htab_get(&t->regions, c->ptr, 0);
+        struct cmt_hkey *old = cmt_htab_find(&t->regions, c->ptr, 0);
         uint64_t stack = c->stack;
         if (c->op == CMT_SUB_REGION_RESIZE) { /* a free and an allocation of the new size */
-            if (!k) return;
-            h = t->v[k - 1].heap;
+            if (!old) return;
+            h = t->v[old->val - 1].heap;
             hp = &t->heaps[h - 1];
-            stack = t->v[k - 1].stack;
+            stack = t->v[old->val - 1].stack;
         }
-        if (k) end_region(t, k, c->time_ns);
+        if (old) end_region(t, old, c->time_ns); /* registered again: the old one ends */
         /* only a region inside its heap's allocation: MemoryViz places blocks in segments */
         if (!hp || hp->device < 0 || c->ptr < hp->base || c->size > hp->size || c->ptr - hp->base > hp->size - c->size)
             return;
@@ -107,8 +107,8 @@ static void suballoc(struct cmt_torch_trace *t, const struct cmt_live_change *c)
         return;
     }
     case CMT_SUB_REGION_UNREGISTER: {
-        uint32_t k = cmt_htab_get(&t->regions, c->ptr, 0);
-        if (k) end_region(t, k, c->time_ns);
+        struct cmt_hkey *old = cmt_htab_find(&t->regions, c->ptr, 0);
+        if (old) end_region(t, old, c->time_ns);
         return;
     }
     default:
