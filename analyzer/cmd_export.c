@@ -82,6 +82,7 @@ static long pick(char **paths, size_t n, const struct export_opts *eo) {
     struct candidate *all = calloc(n ? n : 1, sizeof *all), *match = calloc(n ? n : 1, sizeof *match);
     long pickedi = -1;
     size_t nall = 0, nmatch = 0;
+    int bad = 0;
     if (!all || !match) {
         free(all);
         free(match);
@@ -90,7 +91,10 @@ static long pick(char **paths, size_t n, const struct export_opts *eo) {
     long *idx = calloc(n ? n : 1, sizeof *idx);
     for (size_t i = 0; idx && i < n; i++) {
         struct cmt_file_header h;
-        if (cmt_dump_read_header(paths[i], &h) != 0) continue;
+        if (cmt_dump_read_header(paths[i], &h) != 0) {
+            bad = 1; /* named below when another one is read */
+            continue;
+        }
         h.host[sizeof h.host - 1] = 0;
         all[nall++] = (struct candidate){paths[i], h};
         if ((eo->pid < 0 || h.pid == eo->pid) && (eo->rank < 0 || h.rank == eo->rank)) {
@@ -119,6 +123,17 @@ static long pick(char **paths, size_t n, const struct export_opts *eo) {
         FILE *out = cmt_msg_out ? cmt_msg_out : stderr;
         for (size_t i = 0; i < nl; i++)
             describe(out, &list[i]);
+    }
+    for (size_t i = 0; bad && nall && idx && i < n; i++) { /* none readable: the load names them */
+        struct cmt_file_header h;
+        char why[1024];
+        if (cmt_dump_read_header(paths[i], &h) == 0) continue;
+        struct cmt_dump *d = cmt_dump_open(paths[i], why, sizeof why); /* says why */
+        if (d) {
+            cmt_dump_close(d);
+            snprintf(why, sizeof why, "%s: no dump header", paths[i]);
+        }
+        cmt_msg("unreadable, left out: %s", why);
     }
     free(all);
     free(match);

@@ -177,6 +177,10 @@ echo garbage >bad.cmt
 expect_rc 3 "$CMT_BIN" export --torch-snapshot -o x.pickle bad.cmt
 grep -q "bad.cmt" err.txt || fail "unreadable: not named"
 expect_rc 3 "$CMT_BIN" export --torch-snapshot -o x.pickle missing.cmt
+# an unreadable dump next to a readable one: the readable one is exported, the other named
+expect_rc 0 "$CMT_BIN" export --torch-snapshot -o y.pickle bad.cmt syn.cmt
+grep -q "unreadable, left out: bad.cmt: offset 8 (file header)" err.txt || { cat err.txt; fail "an unreadable dump not named"; }
+cmp -s y.pickle syn.pickle || fail "not syn.cmt's snapshot"
 expect_rc 3 "$CMT_BIN" export --torch-snapshot -o /nonexistent-dir/x.pickle syn.cmt
 expect_rc 0 "$CMT_BIN" export --help
 grep -q -- "--torch-snapshot" out.txt || fail "--help"
