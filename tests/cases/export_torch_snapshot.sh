@@ -172,6 +172,12 @@ grep -q -- "--torch-snapshot" err.txt || fail "no format: not said"
 expect_rc 2 "$CMT_BIN" export --torch-snapshot syn.cmt
 grep -q -- "-o FILE" err.txt || fail "no -o: not said"
 expect_rc 2 "$CMT_BIN" export --torch-snapshot -o x.pickle
+# -o - writes to a pipe, never to a terminal
+"$CMT_BIN" export --torch-snapshot -o - syn.cmt 2>/dev/null | cmp -s - syn.pickle || fail "-o - to a pipe"
+if command -v script >/dev/null; then
+    script -qec "'$CMT_BIN' export --torch-snapshot -o - syn.cmt" /dev/null >tty.txt 2>&1
+    grep -q "a snapshot is binary" tty.txt && ! grep -q "segment_alloc" tty.txt || { cat tty.txt; fail "-o - to a terminal"; }
+fi
 expect_rc 2 "$CMT_BIN" export --torch-snapshot --pid abc -o x.pickle syn.cmt
 echo garbage >bad.cmt
 expect_rc 3 "$CMT_BIN" export --torch-snapshot -o x.pickle bad.cmt
