@@ -56,6 +56,7 @@ test-programs: $(BUILD)/tests/tools/cmt_mkdump
 # but main.o, through a static archive.
 CMT_AN_LIB := $(BUILD)/analyzer/libcmt_analyzer.a
 CMT_AN_UNITS := $(BUILD)/tests/unit/test_replay $(BUILD)/tests/unit/test_ranks $(BUILD)/tests/unit/test_decode $(BUILD)/tests/unit/test_replay_queue $(BUILD)/tests/unit/test_follow
+CMT_AN_UNITS += $(BUILD)/tests/unit/test_pickle
 
 $(CMT_AN_LIB): $(filter-out $(BUILD)/analyzer/cmd/main.o,$(CMT_AN_OBJS))
 	@rm -f $@

@@ -14,5 +14,6 @@ int cmt_cmd_diff(int argc, char **argv);
 int cmt_cmd_timeline(int argc, char **argv);
 int cmt_cmd_flame(int argc, char **argv);
 int cmt_cmd_top(int argc, char **argv);
+int cmt_cmd_export(int argc, char **argv);
 
 #endif

@@ -25,6 +25,7 @@ static const struct cmt_command cmt_commands[] = {
     {"flame", cmt_cmd_flame, "folded stacks of leaks or of the peak, for flamegraph.pl and speedscope"},
     {"top", cmt_cmd_top, "a live view of running jobs: per GPU, per process, the stacks holding and growing memory"},
     {"timeline", cmt_cmd_timeline, "live device memory over time (text, CSV, Perfetto/Chrome trace JSON)"},
+    {"export", cmt_cmd_export, "one process as PyTorch's memory snapshot (a pickle for PyTorch's memory viewer)"},
 };
 
 static void usage(FILE *f) {

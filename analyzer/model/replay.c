@@ -34,8 +34,10 @@ static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
     r->observer(r->observer_arg, r, c);
 }
 
-/* A (stack, device) counter of a GPU changed by bytes (up or down). */
-static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up) {
+/* A (stack, device) counter of a GPU changed by the allocation (ptr, li) beginning (up) or ending
+ * (at: -1 freed, else its leak verdict). */
+static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
+                            uint64_t ptr, const struct live_info *li, int at) {
     struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
                                 .record = e->type,
                                 .time_ns = e->time_ns,
@@ -43,14 +45,18 @@ static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, con
                                 .dev = cmt_replay_device(r, s->device),
                                 .stack = s->stack,
                                 .stack_bytes = s->bytes,
-                                .up = up};
+                                .up = up,
+                                .ptr = ptr,
+                                .granted = li->granted,
+                                .at = at,
+                                .requested = li->size};
     notify(r, &c);
 }
 /* plain, in this function and those below: a constant, 1 when the caller knows there is no observer:
  * cmt_replay_run_hashed's loop. */
 static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
-                                const int plain) {
-    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) notify_stack_to(r, e, s, up);
+                                uint64_t ptr, const struct live_info *li, int at, const int plain) {
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) notify_stack_to(r, e, s, up, ptr, li, at);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
@@ -314,7 +320,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         sdc_keep(t, old->sdc, d);
         s->bytes -= old->granted;
         s->count--;
-        notify_stack(r, e, s, 0, plain);
+        notify_stack(r, e, s, 0, e->ptr, old, -1, plain);
         if (s->device >= 0) {
             if (d) {
                 d->live -= old->granted;
@@ -350,7 +356,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     sdc_keep(t, si, d);
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
-    notify_stack(r, e, &t->sdc[si], 1, plain);
+    notify_stack(r, e, &t->sdc[si], 1, e->ptr, li, -1, plain);
     if (device >= 0) {
         if (!d) {
             cmt_replay_lost(r);
@@ -439,7 +445,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     }
     s->bytes -= granted;
     s->count--;
-    if (e) notify_stack(r, e, s, 0, plain);
+    if (e) notify_stack(r, e, s, 0, l->k.a, li, at, plain);
     if (device >= 0) {
         if (d) {
             d->live -= granted;
@@ -671,6 +677,15 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
         c.label = cmt_replay_api_name(r, e->api);
         c.api = c.label;
         c.label_len = c.label ? strlen(c.label) : 0;
+        notify(r, &c);
+        return;
+    case CMT_REC_SUBALLOC:
+        c.kind = CMT_CHANGE_SUBALLOC;
+        c.op = e->op;
+        c.heap = e->heap;
+        c.ptr = e->ptr;
+        c.size = e->size;
+        c.stack = e->stack;
         notify(r, &c);
         return;
     case CMT_REC_MARKER:

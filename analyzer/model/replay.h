@@ -115,11 +115,12 @@ struct cmt_replay;
 /* What the replay tells its observer, as it applies the records. Host memory (device -1) changes no
  * GPU counter. */
 enum cmt_change_kind {
-    CMT_CHANGE_STACK,  /* the bytes of one (stack, device) counter rose (up) or fell: an allocation
-                          began (ALLOC, RETRACK) or ended (FREE, TEARDOWN, reallocated unseen) */
-    CMT_CHANGE_LIVE,   /* a GPU's live bytes differ from the last LIVE change, after a record */
-    CMT_CHANGE_OOM,    /* an OOM record */
-    CMT_CHANGE_MARKER, /* a MARKER record (every kind, range pops included) */
+    CMT_CHANGE_STACK,    /* the bytes of one (stack, device) counter rose (up) or fell: an allocation
+                            began (ALLOC, RETRACK) or ended (FREE, TEARDOWN, reallocated unseen) */
+    CMT_CHANGE_LIVE,     /* a GPU's live bytes differ from the last LIVE change, after a record */
+    CMT_CHANGE_OOM,      /* an OOM record */
+    CMT_CHANGE_MARKER,   /* a MARKER record (every kind, range pops included) */
+    CMT_CHANGE_SUBALLOC, /* a SUBALLOC record (an NVTX memory heap or region: heaps.h) */
 };
 
 struct cmt_live_change {
@@ -133,13 +134,16 @@ struct cmt_live_change {
     uint64_t stack;                 /* STACK, OOM */
     uint64_t stack_bytes;           /* STACK: the counter now */
     int up;                         /* STACK: 1 rose, 0 fell */
-    uint64_t requested;             /* OOM */
+    uint64_t ptr, granted;          /* STACK: the allocation that began or ended: address, bytes */
+    int at;                         /* STACK that fell: -1 freed, else a leak (enum cmt_leak_at) */
+    uint64_t requested;             /* OOM; STACK: the allocation's requested bytes */
     const char *label;              /* OOM: the API name (may be NULL); MARKER: the label */
     size_t label_len;
     const char *api;    /* LIVE, OOM: the API of the record (NULL: none or unknown) */
     uint64_t size;      /* LIVE after an ALLOC: its size; OOM: the request; else 0 */
     uint64_t mark_kind; /* MARKER: enum cmt_marker_flags (a RANGE_POP closes its thread's latest push) */
     uint32_t writer;    /* MARKER: the stream (thread) that recorded it: NVTX ranges nest per thread */
+    uint64_t op, heap;  /* SUBALLOC: enum cmt_suballoc_op, the heap (ptr, size, stack: the record's) */
 };
 
 typedef void (*cmt_observer)(void *arg, const struct cmt_replay *r, const struct cmt_live_change *c);

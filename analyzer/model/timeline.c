@@ -249,6 +249,8 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
         series_point(tl, r, d, s, t, c->live);
         return;
     }
+    case CMT_CHANGE_SUBALLOC: /* inside a device allocation: changes no device's live bytes */
+        return;
     case CMT_CHANGE_OOM:
         row.event = CMT_TL_EV_OOM;
         row.size = c->requested;

@@ -51,6 +51,10 @@ void cmt_render_diff_json(const struct cmt_comparison *c, FILE *f);
 
 /* The one frame printer: "function file:line", "function (module+0xOFF)" or "module+0xOFF". */
 void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr);
+/* The same frame as the three fields other viewers take (PyTorch's {name, filename, line}): returns
+ * the function, or "module+0xOFF" (written into buf, cap >= 64) when unresolved; *file: the source
+ * file, else the module's path, "?" when neither; *line: 0 when unknown. */
+const char *cmt_frame_parts(const struct cmt_sym_frame *fr, char *buf, size_t cap, const char **file, int *line);
 /* Prints at most max frames of s (cmt_stack_pick), one a line after indent, with a line "... N
  * frames" where shown frames are left out between two ("(no stack recorded)" when empty). */
 void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent, size_t max);

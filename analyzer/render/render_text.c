@@ -47,6 +47,14 @@ const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_ra
     return buf;
 }
 
+/* "module+0xOFF" of a native frame (the module's file name, "?" when none) into buf. */
+static const char *module_offset(const struct cmt_sym_frame *fr, char *buf, size_t cap) {
+    const char *b = fr->module ? strrchr(fr->module, '/') : NULL;
+    b = b ? b + 1 : fr->module ? fr->module : "?";
+    snprintf(buf, cap, "%s+0x%llx", b, (unsigned long long)fr->offset);
+    return buf;
+}
+
 void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
     if (fr->kind == CMT_FRAME_PYTHON) {
         if (fr->line)
@@ -55,14 +63,23 @@ void cmt_print_frame(FILE *f, const struct cmt_sym_frame *fr) {
             fprintf(f, "%s %s", fr->function, fr->file ? fr->file : "?");
         return;
     }
-    const char *b = fr->module ? strrchr(fr->module, '/') : NULL;
-    b = b ? b + 1 : fr->module ? fr->module : "?";
+    char where[320];
     if (fr->function && fr->file)
         fprintf(f, "%s %s:%d%s", fr->function, fr->file, fr->line, fr->inlined ? " (inlined)" : "");
     else if (fr->function)
-        fprintf(f, "%s (%s+0x%llx)", fr->function, b, (unsigned long long)fr->offset);
+        fprintf(f, "%s (%s)", fr->function, module_offset(fr, where, sizeof where));
     else
-        fprintf(f, "%s+0x%llx", b, (unsigned long long)fr->offset);
+        fputs(module_offset(fr, where, sizeof where), f);
+}
+
+const char *cmt_frame_parts(const struct cmt_sym_frame *fr, char *buf, size_t cap, const char **file, int *line) {
+    *line = fr->line > 0 ? fr->line : 0;
+    if (fr->kind == CMT_FRAME_PYTHON) {
+        *file = fr->file ? fr->file : "?";
+        return fr->function;
+    }
+    *file = fr->file ? fr->file : fr->module ? fr->module : "?";
+    return fr->function ? fr->function : module_offset(fr, buf, cap);
 }
 
 size_t cmt_stack_user_frame(const struct cmt_stack_sym *s) {
