@@ -303,6 +303,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         s->bytes -= old->granted;
         s->count--;
         notify_stack(r, e, s, 0, plain);
+        if (__builtin_expect(r->tests.open, 0)) cmt_tests_gone(&r->tests, e->ptr, (uint32_t)space);
         if (s->device >= 0) {
             if (d) {
                 d->live -= old->granted;
@@ -337,6 +338,9 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1, plain);
+    if (__builtin_expect(r->tests.open, 0) && device >= 0 &&
+        cmt_tests_alloc(&r->tests, e->ptr, (uint32_t)space, si, e->granted) != 0)
+        cmt_replay_lost(r);
     if (device >= 0) {
         if (!d && !(d = cmt_replay_dev_get(r, device))) {
             cmt_replay_lost(r);
@@ -427,6 +431,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     s->bytes -= granted;
     s->count--;
     if (e) notify_stack(r, e, s, 0, plain);
+    if (__builtin_expect(r->tests.open, 0)) cmt_tests_gone(&r->tests, l->k.a, l->k.b & ~CMT_HKEY_B_MAX);
     if (device >= 0) {
         if (d) {
             d->live -= granted;
@@ -606,8 +611,21 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
     dst[n] = 0;
 }
 
+/* A test's begin or end (cmt_test_begin / cmt_test_end): the per-test view, not a marker. */
+static int test_marker(struct cmt_replay *r, const struct cmt_event *e) {
+    static const char dom[] = CMT_TEST_DOMAIN;
+    if (e->str2_len != sizeof dom - 1 || !e->str2 || memcmp(e->str2, dom, sizeof dom - 1)) return 0;
+    int rc = 0;
+    if (e->flags == CMT_MARK_RANGE_PUSH)
+        rc = cmt_tests_begin(&r->tests, e->str1 ? e->str1 : "", e->str1_len, e->time_ns);
+    else if (e->flags == CMT_MARK_RANGE_POP)
+        rc = cmt_tests_end(&r->tests, e->time_ns, CMT_TEST_ENDED, r->t->sdc);
+    if (rc != 0) cmt_replay_lost(r);
+    return 1;
+}
+
 static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
-    if (e->flags == CMT_MARK_RANGE_POP) return;
+    if (test_marker(r, e) || e->flags == CMT_MARK_RANGE_POP) return;
     int64_t *dev = calloc(r->ndevs + 1, sizeof *dev);
     uint64_t *live = calloc(r->ndevs + 1, sizeof *live);
     if (dev && live) {
@@ -890,6 +908,8 @@ void cmt_replay_finish(struct cmt_replay *r) {
     /* a peak still pending is the current state of that device: snapshot it now */
     for (size_t i = 0; i < r->ndevs; i++)
         if (r->devs[i].snap_pending && !t->snapshot_only) take_snapshot(r, &r->devs[i]);
+    /* a test still open when the stream ends: what it allocated and is live now */
+    if (r->tests.open && cmt_tests_end(&r->tests, r->last_time, CMT_TEST_UNFINISHED, t->sdc) != 0) cmt_replay_lost(r);
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
@@ -928,6 +948,7 @@ void cmt_replay_free(struct cmt_replay *r) {
     free(r->mods);
     cmt_marker_log_free(&r->marks);
     cmt_heaps_free(r->heaps);
+    cmt_tests_free(&r->tests);
     if (t) {
         cmt_htab_free(&t->live);
         cmt_big_free(t->info, t->capinfo * sizeof *t->info);
