@@ -206,7 +206,7 @@ struct cmt_analysis {
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     struct cmt_note *notes; /* in kind order, then first process */
     size_t nnotes;
-    struct cmt_rtest *tests; /* every test of every process (pertest.h): leaked, cached, peak desc */
+    struct cmt_rtest *tests;    /* every test of every process (pertest.h): leaked, cached, peak desc */
     size_t ntests, tests_procs; /* tests_procs: processes with a test */
     char err[1024];
 };

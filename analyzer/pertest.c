@@ -62,8 +62,8 @@ int cmt_tests_end(struct cmt_tests *T, int64_t t, int how, const struct cmt_stac
             continue;
         }
         if (!*slot) {
-            r->stacks[r->nstacks] = (struct cmt_test_stack){
-                .stack = counters ? counters[l->k.val].stack : 0, .device = counters ? counters[l->k.val].device : -1};
+            r->stacks[r->nstacks] = (struct cmt_test_stack){.stack = counters ? counters[l->k.val].stack : 0,
+                                                            .device = counters ? counters[l->k.val].device : -1};
             *slot = (uint32_t)++r->nstacks;
         }
         r->stacks[*slot - 1].bytes += l->bytes;

@@ -28,8 +28,8 @@ struct cmt_test_stack { /* allocated in the test, live at its end: one (stack, d
 
 struct cmt_test_rec {
     char *name;
-    int64_t begin_ns, end_ns; /* dump clock */
-    int end;                  /* enum cmt_test_end */
+    int64_t begin_ns, end_ns;              /* dump clock */
+    int end;                               /* enum cmt_test_end */
     uint64_t allocated_bytes, allocations; /* GPU allocations made inside the range */
     uint64_t peak_bytes;                   /* the most of them live at one moment */
     uint64_t live_bytes, live_allocations; /* of them, live at the range's end */
@@ -40,8 +40,8 @@ struct cmt_test_rec {
 struct cmt_tests {
     struct cmt_test_rec *v; /* in the order they began */
     size_t n, cap;
-    int open;          /* v[n - 1] is open */
-    uint64_t cur;      /* bytes allocated in the open test and live now */
+    int open;             /* v[n - 1] is open */
+    uint64_t cur;         /* bytes allocated in the open test and live now */
     struct cmt_htab live; /* the open test's live allocations (ptr, space) -> struct cmt_test_live */
 };
 

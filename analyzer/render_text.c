@@ -256,8 +256,9 @@ static void test_row(const struct cmt_analysis *a, const struct cmt_rtest *t, FI
 }
 
 void cmt_tests_print(const struct cmt_analysis *a, FILE *f, size_t top) {
-    fprintf(f, "\nper test: %zu test%s in %zu process%s (GPU memory allocated during each test: leaked = still live at "
-               "its end, cached = held by a caching allocator then, peak = the most live at one moment)\n",
+    fprintf(f,
+            "\nper test: %zu test%s in %zu process%s (GPU memory allocated during each test: leaked = still live at "
+            "its end, cached = held by a caching allocator then, peak = the most live at one moment)\n",
             a->ntests, a->ntests == 1 ? "" : "s", a->tests_procs, a->tests_procs == 1 ? "" : "es");
     fprintf(f, "  %10s %10s %10s  %s\n", "LEAKED", "CACHED", "PEAK", "TEST");
     size_t shown = 0;
