@@ -335,11 +335,10 @@ class CumemtrackPlugin:
         own = cumemtrack.dump_path()
         if own and own not in paths:
             paths.insert(0, own)
+        if not paths:
+            return  # no test ran (none collected, --collect-only, a usage error)
         top = self.config.getoption("cumemtrack_top")
         tr.write_sep("=", "cumemtrack: GPU memory per test")
-        if not paths:
-            tr.write_line("no test was tracked (no dump written)")
-            return
         try:
             rows = analyze(paths, top=1)
         except RuntimeError as e:
