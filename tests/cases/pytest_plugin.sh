@@ -151,6 +151,37 @@ except cumemtrack.SizeError: print("bad")' "$s")
 done
 echo "ok bad sizes are usage errors; the size grammar is the CLI's"
 
+# ---- a node id longer than the 1024 bytes the tracer keeps of a name is still judged
+mkdir -p long
+cat >long/test_long.py <<PY
+import sys
+
+import pytest
+
+sys.path.insert(0, "$SUITE")
+import gpu  # noqa: E402
+
+kept = []
+
+
+@pytest.mark.cuda_limit_leaks("0 B")
+@pytest.mark.parametrize("x", ["\u00e9" * 700])
+def test_long_clean(x):
+    gpu.free(gpu.malloc(gpu.MIB))
+
+
+@pytest.mark.cuda_limit_leaks("0 B")
+@pytest.mark.parametrize("x", ["\u00e9" * 700])
+def test_long_leaks(x):
+    kept.append(gpu.malloc(gpu.MIB))
+PY
+pt long long --cumemtrack -rfE
+[ "$rc" = 1 ] || { cat long.out; fail "long names: exit $rc"; }
+grep -q "2 passed, 1 error" long.out || { cat long.out; fail "long names: not exactly the leaking test failed"; }
+grep -q "cannot judge" long.out && { cat long.out; fail "long names: not judged"; }
+grep -q "ERROR at teardown of test_long_leaks" long.out || { cat long.out; fail "long names: wrong test"; }
+echo "ok names longer than 1024 bytes"
+
 # ---- without --cumemtrack: the markers are known (strict markers pass), nothing is tracked
 pt nocmt "$SUITE" -k clean --strict-markers
 [ "$rc" = 0 ] || { cat nocmt.out; fail "without --cumemtrack: exit $rc"; }
