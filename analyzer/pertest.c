@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "cmt_format.h"
+#include "reader.h"
 #include "growth.h"
 
 const char *const cmt_test_end_names[3] = {"end", "next", "unfinished"};
@@ -75,6 +77,17 @@ int cmt_tests_end(struct cmt_tests *T, int64_t t, int how, const struct cmt_stac
     if (r->nstacks > 1) qsort(r->stacks, r->nstacks, sizeof *r->stacks, cmp_stack);
     T->cur = 0;
     return rc;
+}
+
+int cmt_tests_marker(struct cmt_tests *T, const struct cmt_event *e, const struct cmt_stack_live *counters) {
+    static const char dom[] = CMT_TEST_DOMAIN;
+    if (e->str2_len != sizeof dom - 1 || !e->str2 || memcmp(e->str2, dom, sizeof dom - 1)) return 0;
+    int rc = 0;
+    if (e->flags == CMT_MARK_RANGE_PUSH)
+        rc = cmt_tests_begin(T, e->str1 ? e->str1 : "", e->str1_len, e->time_ns);
+    else if (e->flags == CMT_MARK_RANGE_POP)
+        rc = cmt_tests_end(T, e->time_ns, CMT_TEST_ENDED, counters);
+    return rc < 0 ? -1 : 1;
 }
 
 int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes) {

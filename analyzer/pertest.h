@@ -48,6 +48,10 @@ struct cmt_tests {
 /* The replay's side. sdc: the allocation's stack-device counter index (stack and device are
  * looked up in counters at the end of the test). Each returns 0, or -1 when out of memory. */
 struct cmt_stack_live;
+struct cmt_event;
+/* A MARKER record e: a test's begin or end (domain CMT_TEST_DOMAIN) is applied; returns 1 then, 0
+ * for any other marker, -1 when out of memory. */
+int cmt_tests_marker(struct cmt_tests *T, const struct cmt_event *e, const struct cmt_stack_live *counters);
 int cmt_tests_begin(struct cmt_tests *T, const char *name, size_t len, int64_t t);
 int cmt_tests_end(struct cmt_tests *T, int64_t t, int how, const struct cmt_stack_live *counters);
 int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes);

@@ -611,21 +611,10 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
     dst[n] = 0;
 }
 
-/* A test's begin or end (cmt_test_begin / cmt_test_end): the per-test view, not a marker. */
-static int test_marker(struct cmt_replay *r, const struct cmt_event *e) {
-    static const char dom[] = CMT_TEST_DOMAIN;
-    if (e->str2_len != sizeof dom - 1 || !e->str2 || memcmp(e->str2, dom, sizeof dom - 1)) return 0;
-    int rc = 0;
-    if (e->flags == CMT_MARK_RANGE_PUSH)
-        rc = cmt_tests_begin(&r->tests, e->str1 ? e->str1 : "", e->str1_len, e->time_ns);
-    else if (e->flags == CMT_MARK_RANGE_POP)
-        rc = cmt_tests_end(&r->tests, e->time_ns, CMT_TEST_ENDED, r->t->sdc);
-    if (rc != 0) cmt_replay_lost(r);
-    return 1;
-}
-
 static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
-    if (test_marker(r, e) || e->flags == CMT_MARK_RANGE_POP) return;
+    int test = cmt_tests_marker(&r->tests, e, r->t->sdc); /* a test's begin or end: no marker */
+    if (test < 0) cmt_replay_lost(r);
+    if (test || e->flags == CMT_MARK_RANGE_POP) return;
     int64_t *dev = calloc(r->ndevs + 1, sizeof *dev);
     uint64_t *live = calloc(r->ndevs + 1, sizeof *live);
     if (dev && live) {
