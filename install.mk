@@ -45,7 +45,7 @@ install: all
 	  for f in $(CMT_PY_FILES); do $(CMT_INSTALL) -m 644 python/cumemtrack/$$f $$d/cumemtrack/$$f; done; \
 	  printf 'Metadata-Version: 2.1\nName: cumemtrack\nVersion: %s\nSummary: GPU memory leak gates per test (pytest --cumemtrack)\nRequires-Dist: pytest\n' \
 	    '$(CMT_PY_VERSION)' >$$d/$(CMT_PY_DIST)/METADATA; \
-	  printf '[pytest11]\ncumemtrack = cumemtrack.pytest_plugin\n' >$$d/$(CMT_PY_DIST)/entry_points.txt; \
+	  printf '[pytest11]\ncumemtrack.pytest_plugin = cumemtrack.pytest_plugin\n' >$$d/$(CMT_PY_DIST)/entry_points.txt; \
 	  printf 'cumemtrack\n' >$$d/$(CMT_PY_DIST)/top_level.txt; \
 	  printf 'make\n' >$$d/$(CMT_PY_DIST)/INSTALLER; \
 	  chmod 644 $$d/$(CMT_PY_DIST)/*; \
