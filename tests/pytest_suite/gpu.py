@@ -5,19 +5,27 @@ import ctypes
 import os
 
 MIB = 1 << 20
-rt = ctypes.CDLL("libcudart.so.13")
-rt.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
-rt.cudaFree.argtypes = [ctypes.c_void_p]
+_rt = []
+
+
+def runtime():
+    """The runtime, loaded at the first call (collecting the suite needs no CUDA)."""
+    if not _rt:
+        rt = ctypes.CDLL("libcudart.so.13")
+        rt.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        rt.cudaFree.argtypes = [ctypes.c_void_p]
+        _rt.append(rt)
+    return _rt[0]
 
 
 def malloc(n):
     p = ctypes.c_void_p()
-    assert rt.cudaMalloc(ctypes.byref(p), n) == 0
+    assert runtime().cudaMalloc(ctypes.byref(p), n) == 0
     return p.value
 
 
 def free(p):
-    assert rt.cudaFree(p) == 0
+    assert runtime().cudaFree(p) == 0
 
 
 def torch_empty(n):
