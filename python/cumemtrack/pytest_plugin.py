@@ -57,6 +57,15 @@ def pytest_addoption(parser):
                          "`cumemtrack report DIR` shows the same per-test view")
     group.addoption("--cumemtrack-top", metavar="N", type=int, default=10,
                     help="tests shown in the table (default 10; 0: all)")
+    group.addoption("--cumemtrack-caching-allocator", metavar="REGEX", action="append", default=[],
+                    help="also a caching allocator (as cumemtrack report --caching-allocator): what a stack with a "
+                         "frame matching REGEX holds is cached, not leaked (repeatable)")
+    group.addoption("--cumemtrack-suppressions", metavar="FILE", default=None,
+                    help="leak:PATTERN suppressions (as cumemtrack report --suppressions): matching stacks are not "
+                         "leaks")
+
+
+_owned_tmp = {}  # id(config) -> the temporary dump directory that session removes at its end
 
 
 def pytest_configure(config):
@@ -64,6 +73,10 @@ def pytest_configure(config):
         config.addinivalue_line("markers", help_text)
     if not config.getoption("cumemtrack"):
         return
+    if os.environ.get(REEXEC_ENV) and not hasattr(config, "workerinput") and os.environ.get(TMPDIR_ENV):
+        # the re-executed controller owns it; taken out of the environment so that no test's own
+        # pytest (a subprocess, or pytester in this process) removes it
+        _owned_tmp[id(config)] = os.environ.pop(TMPDIR_ENV)
     if config.getoption("cumemtrack_top") < 0:
         raise pytest.UsageError("--cumemtrack-top: needs a number >= 0")
     if cumemtrack.tracer() is None and (os.environ.get(REEXEC_ENV) or hasattr(config, "workerinput")):
@@ -71,6 +84,13 @@ def pytest_configure(config):
             "--cumemtrack: pytest runs without the tracer (libcumemtrack.so is not preloaded) although it was "
             "started under `cumemtrack run`; is LD_PRELOAD overwritten?")
     config.pluginmanager.register(CumemtrackPlugin(config), "cumemtrack-session")
+
+
+def pytest_unconfigure(config):
+    """The re-executed controller removes the temporary dump directory (no --cumemtrack-dir)."""
+    tmp = _owned_tmp.pop(id(config), None)
+    if tmp and os.path.basename(tmp).startswith("cumemtrack-pytest-"):
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -109,6 +129,8 @@ def pytest_cmdline_main(config):
     try:
         os.execv(exe, cmd)
     except OSError as e:
+        if not keep:
+            shutil.rmtree(outdir, ignore_errors=True)
         raise pytest.UsageError("--cumemtrack: cannot run %s: %s" % (exe, e.strerror or e))
     return None
 
@@ -119,6 +141,18 @@ def _own_command():
     if orig:
         return [sys.executable] + list(orig[1:])
     return [sys.executable, "-m", "pytest"] + list(sys.argv[1:])
+
+
+def check_report_options(options):
+    """A usage error when the analyzer refuses OPTIONS (a regex that does not compile, a bad
+    suppressions file): it says so with exit 2 before it looks at dumps."""
+    exe = shutil.which("cumemtrack")
+    if not exe:
+        return
+    p = subprocess.run([exe, "report", "--quiet"] + list(options) + ["--", os.devnull], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=_analyzer_env(), universal_newlines=True)
+    if p.returncode == 2:
+        raise pytest.UsageError(p.stderr.strip())
 
 
 def _analyzer_env():
@@ -133,12 +167,13 @@ def _analyzer_env():
     return env
 
 
-def analyze(paths, top=3):
-    """The "tests" of `cumemtrack report --json` on the dumps PATHS, or raises RuntimeError."""
+def analyze(paths, top=3, options=()):
+    """The "tests" of `cumemtrack report --json` (with OPTIONS) on the dumps PATHS, or raises
+    RuntimeError."""
     exe = shutil.which("cumemtrack")
     if not exe:
         raise RuntimeError("the cumemtrack command is not on PATH")
-    cmd = [exe, "report", "--json", "--quiet", "--top", str(max(top, 1))] + list(paths)
+    cmd = [exe, "report", "--json", "--quiet", "--top", str(max(top, 1))] + list(options) + ["--"] + list(paths)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_analyzer_env(),
                        universal_newlines=True, encoding="utf-8", errors="replace")
     if p.returncode != 0:
@@ -230,6 +265,16 @@ class CumemtrackPlugin:
         self.open = None
         self.dumps = []  # dumps of xdist workers (the controller's table merges them)
         self.bad_limits = {}  # nodeid -> usage error (seen in a worker: its test fails)
+        self.report_options = []  # for every `cumemtrack report`
+        for regex in config.getoption("cumemtrack_caching_allocator"):
+            self.report_options += ["--caching-allocator", regex]
+        supp = config.getoption("cumemtrack_suppressions")
+        if supp:
+            if not os.path.isfile(supp):
+                raise pytest.UsageError("--cumemtrack-suppressions %s: no such file" % supp)
+            self.report_options += ["--suppressions", os.path.abspath(supp)]
+        if self.report_options:
+            check_report_options(self.report_options)
 
     # ---- limits: parsed at collection (a bad size is a usage error)
     def _limits(self, item):
@@ -297,7 +342,7 @@ class CumemtrackPlugin:
         if not path:
             return "cumemtrack: cannot judge %s: this process writes no dump" % item.nodeid
         try:
-            row = this_test(analyze([path]), item.nodeid, os.getpid())
+            row = this_test(analyze([path], options=self.report_options), item.nodeid, os.getpid())
         except RuntimeError as e:
             return "cumemtrack: cannot judge %s: %s" % (item.nodeid, e)
         if row is None:
@@ -349,7 +394,7 @@ class CumemtrackPlugin:
         top = self.config.getoption("cumemtrack_top")
         tr.write_sep("=", "cumemtrack: GPU memory per test")
         try:
-            rows = analyze(paths, top=1)
+            rows = analyze(paths, top=1, options=self.report_options)
         except RuntimeError as e:
             tr.write_line("cumemtrack: no per-test table: %s" % e, red=True)
             return
@@ -359,10 +404,6 @@ class CumemtrackPlugin:
         if keep:
             tr.write_line("dumps: %s (cumemtrack report %s)" % (os.path.abspath(keep), os.path.abspath(keep)))
 
-    def pytest_unconfigure(self, config):
-        tmp = os.environ.get(TMPDIR_ENV)
-        if tmp and not self.worker and os.path.basename(tmp).startswith("cumemtrack-pytest-"):
-            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def table_lines(rows, top, ndumps):

@@ -182,6 +182,18 @@ grep -q "cannot judge" long.out && { cat long.out; fail "long names: not judged"
 grep -q "ERROR at teardown of test_long_leaks" long.out || { cat long.out; fail "long names: wrong test"; }
 echo "ok names longer than 1024 bytes"
 
+# ---- the analyzer's own rules reach the plugin: --cumemtrack-caching-allocator, --cumemtrack-suppressions
+pt ca "$SUITE" -k "test_leaks" --cumemtrack --cumemtrack-caching-allocator '^malloc$'
+[ "$rc" = 0 ] || { cat ca.out; fail "--cumemtrack-caching-allocator: the cached memory still failed the test"; }
+grep -qE '^ +0 B +1.00 MiB +3.00 MiB  test_gpu.py::test_leaks ' ca.out && grep -qF "held by ^malloc$:" ca.out ||
+    { cat ca.out; fail "--cumemtrack-caching-allocator: table"; }
+echo 'leak:test_leaks' >supp.txt
+pt supp "$SUITE" -k "test_leaks" --cumemtrack --cumemtrack-suppressions supp.txt
+[ "$rc" = 0 ] || { cat supp.out; fail "--cumemtrack-suppressions: the suppressed leak failed the test"; }
+pt badre "$SUITE" -k "test_leaks" --cumemtrack --cumemtrack-caching-allocator '('
+[ "$rc" = 4 ] && grep -q "is not a valid regular expression" badre.out || { cat badre.out; fail "bad regex: not a usage error"; }
+echo "ok --cumemtrack-caching-allocator and --cumemtrack-suppressions"
+
 # ---- without --cumemtrack: the markers are known (strict markers pass), nothing is tracked
 pt nocmt "$SUITE" -k clean --strict-markers
 [ "$rc" = 0 ] || { cat nocmt.out; fail "without --cumemtrack: exit $rc"; }
