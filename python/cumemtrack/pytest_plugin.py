@@ -24,6 +24,7 @@ How it works:
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,7 @@ LIMITS = (
 REEXEC_ENV = "CUMEMTRACK_PYTEST"
 TMPDIR_ENV = "CUMEMTRACK_PYTEST_TMPDIR"
 DUMP_TEMPLATE = "pytest.%h.%p.cmt"
+OLD_DUMP = re.compile(r"pytest\..*\.cmt(\.[0-9]+)?\Z")  # what DUMP_TEMPLATE makes (.N: the name was taken)
 
 
 def pytest_addoption(parser):
@@ -113,7 +115,7 @@ def pytest_cmdline_main(config):
         try:
             os.makedirs(keep, exist_ok=True)
             for f in os.listdir(keep):
-                if f.startswith("pytest.") and f.endswith(".cmt"):
+                if OLD_DUMP.match(f):
                     os.unlink(os.path.join(keep, f))
         except OSError as e:
             raise pytest.UsageError("--cumemtrack-dir %s: %s" % (keep, e.strerror or e))
@@ -398,15 +400,14 @@ class CumemtrackPlugin:
         except RuntimeError as e:
             tr.write_line("cumemtrack: no per-test table: %s" % e, red=True)
             return
-        for line in table_lines(rows, top, len(paths)):
+        for line in table_lines(rows, top):
             tr.write_line(line)
         keep = self.config.getoption("cumemtrack_dir")
         if keep:
             tr.write_line("dumps: %s (cumemtrack report %s)" % (os.path.abspath(keep), os.path.abspath(keep)))
 
 
-
-def table_lines(rows, top, ndumps):
+def table_lines(rows, top):
     """The per-test table (the layout of `cumemtrack report`'s "per test" section)."""
     procs = len({(r["pid"], r["dump"]) for r in rows})
     out = ["%d test%s in %d process%s (GPU memory allocated during each test: leaked = still live at its end, "
