@@ -23,7 +23,7 @@
 
 static const char check_help[] =
     "usage: cumemtrack check [OPTIONS] DUMP|DIR...\n"
-    "  --max-leak-bytes N     leak budget (suffixes K M G KiB MiB GiB; default 0)\n"
+    "  --max-leak-bytes N     leak budget (suffixes K M G KiB MiB GiB, \"512 MiB\"; default 0)\n"
     "  --suppressions FILE    LSan-style leak:PATTERN lines\n"
     "  --baseline OLD         dump or directory of a previous run: fail when leaked bytes grew\n"
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
