@@ -35,6 +35,13 @@ sed -n '/^per test:/,/^$/p' report.txt >table
 grep -qE '^ +1.00 MiB +0 B +1.00 MiB  Leaky.KeepsABuffer \(pid' table || { cat table; fail "leak row"; }
 grep -qE '^ +0 B +0 B +8.00 MiB  WithFixture.Clean ' table || { cat table; fail "SetUp/TearDown not inside the range"; }
 grep -qE '^ +0 B +0 B +0 B  Clean.FreesTheEarlierLeak ' table || { cat table; fail "a later free changed a test"; }
+# a ctest-like run: each test a process of its own (--gtest_filter), the table merges them
+"$CMT_BIN" run -q -o "$CMT_TMP/ct/%p.cmt" -- sh -c './suite --gtest_filter=Leaky.* && ./suite --gtest_filter=Peak.*:Clean.Frees' \
+    >ct.out 2>&1 || { cat ct.out; fail "ctest-like run failed"; }
+"$CMT_BIN" check --per-marker "$CMT_TMP/ct" 2>check.txt && fail "ctest-like: the leak passed"
+grep -q "^per test: 3 tests in 2 processes" check.txt || { cat check.txt; fail "ctest-like: not merged"; }
+grep "check failed: test" check.txt | sed 's/.*check failed: test //; s/ .*//' >failed
+echo Leaky.KeepsABuffer | diff - failed || { cat check.txt; fail "ctest-like: not exactly Leaky.KeepsABuffer"; }
 # usage: --max-peak-bytes needs --per-marker; a dump without tests cannot pass --per-marker
 "$CMT_BIN" check --max-peak-bytes 1M "$CMT_TMP/out" 2>err.txt; [ $? = 2 ] || fail "--max-peak-bytes without --per-marker"
 "$CMT_BIN" check --per-marker --max-peak-bytes 12XB "$CMT_TMP/out" 2>err.txt; [ $? = 2 ] || fail "bad size not a usage error"
