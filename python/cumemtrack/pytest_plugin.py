@@ -145,6 +145,15 @@ def _own_command():
     return [sys.executable, "-m", "pytest"] + list(sys.argv[1:])
 
 
+def manifest_dumps():
+    """The dumps `cumemtrack run` has seen created so far (its manifest: one path a line)."""
+    try:
+        with open(os.environ["CUMEMTRACK_MANIFEST"]) as f:
+            return [line.rstrip("\n") for line in f if line.strip() and os.path.exists(line.rstrip("\n"))]
+    except (KeyError, OSError):
+        return []
+
+
 def check_report_options(options):
     """A usage error when the analyzer refuses OPTIONS (a regex that does not compile, a bad
     suppressions file): it says so with exit 2 before it looks at dumps."""
@@ -266,6 +275,7 @@ class CumemtrackPlugin:
         self.worker = hasattr(config, "workerinput")
         self.open = None
         self.dumps = []  # dumps of xdist workers (the controller's table merges them)
+        self.worker_lost = False  # an xdist worker died: its dump is found through the run's manifest
         self.bad_limits = {}  # nodeid -> usage error (seen in a worker: its test fails)
         self.report_options = []  # for every `cumemtrack report`
         for regex in config.getoption("cumemtrack_caching_allocator"):
@@ -381,6 +391,8 @@ class CumemtrackPlugin:
         out = getattr(node, "workeroutput", None) or {}
         if out.get("cumemtrack_dump"):
             self.dumps.append(out["cumemtrack_dump"])
+        elif error is not None:
+            self.worker_lost = True  # it crashed before handing its dump over
 
     # ---- the table
     def pytest_terminal_summary(self, terminalreporter):
@@ -391,6 +403,8 @@ class CumemtrackPlugin:
         own = cumemtrack.dump_path()
         if own and own not in paths:
             paths.insert(0, own)
+        if self.worker_lost:
+            paths += [p for p in manifest_dumps() if p not in paths]
         if not paths:
             return  # no test ran (none collected, --collect-only, a usage error)
         top = self.config.getoption("cumemtrack_top")

@@ -29,4 +29,33 @@ assert len(names) == 8 and len(set(names)) == 8, names
 assert len({r["pid"] for r in d["tests"]}) == 2, d["tests"]
 assert [r["name"] for r in d["tests"] if r["leaked_bytes"]] == ["test_gpu.py::test_leaks"]
 PY
+# a worker that dies inside a test (os._exit) hands no dump over: the table still has its tests
+# (found through the run's manifest), the one it died in "unfinished" with what it had allocated
+mkdir -p crash
+cat >crash/test_crash.py <<PY
+import os
+import sys
+
+sys.path.insert(0, "$SUITE")
+import gpu  # noqa: E402
+
+kept = []
+
+
+def test_a_dies():
+    kept.append(gpu.malloc(5 * gpu.MIB))
+    sys.stdout.flush()
+    os._exit(3)
+
+
+def test_b_fine():
+    gpu.free(gpu.malloc(gpu.MIB))
+PY
+pt crash crash -n 1 --cumemtrack -p no:randomly
+[ "$rc" = 1 ] || { cat crash.out; fail "crashed worker: exit $rc"; }
+grep -qE "crashed while running .*test_a_dies" crash.out || { cat crash.out; fail "xdist did not see the crash"; }
+grep -qE '^ +5.00 MiB +0 B +5.00 MiB  crash/test_crash.py::test_a_dies \(pid [0-9]+, unfinished\)' crash.out ||
+    grep -qE '^ +5.00 MiB +0 B +5.00 MiB  test_crash.py::test_a_dies \(pid [0-9]+, unfinished\)' crash.out ||
+    { cat crash.out; fail "the crashed worker's test is not in the table"; }
+echo "ok a crashed worker's tests are in the table"
 echo PASS
