@@ -91,6 +91,7 @@ struct cmt_rleak {
 
 /* A test of a test runner (pertest.h), its stacks live at its end symbolized and told apart. */
 struct cmt_rtest_stack {
+    uint64_t id; /* the stack's id in its process */
     int64_t device;
     char *uuid; /* "GPU-..." or NULL */
     uint64_t bytes, allocations;

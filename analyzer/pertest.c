@@ -176,6 +176,7 @@ int cmt_tests_build(struct cmt_analysis *a) {
             if (!rt->stacks) return -1;
             for (size_t s = 0; s < t->nstacks; s++) {
                 struct cmt_rtest_stack *st = &rt->stacks[rt->nstacks++];
+                st->id = t->stacks[s].stack;
                 st->device = t->stacks[s].device;
                 st->bytes = t->stacks[s].bytes;
                 st->allocations = t->stacks[s].allocations;

@@ -38,6 +38,34 @@ grep -qE '^ +6.00 MiB +0 B +6.00 MiB  unfinished \(pid [0-9]+, unfinished\)$' r.
 grep -qE '^ +1.00 MiB +0 B +1.00 MiB  no_end \(pid [0-9]+, no end marker\)$' r.txt || { cat r.txt; fail "no-end row"; }
 "$CMT_BIN" report --top 2 "$dump" >r2.txt || fail "report --top 2"
 grep -q "^  ... 5 more tests (2 leaking; --top N shows more)" r2.txt || { cat r2.txt; fail "--top limits the table"; }
+# the HTML page: the same table (headless Chromium renders it when it is installed)
+"$CMT_BIN" report --html -o r.html "$dump" || fail "report --html"
+grep -q '"tests_total":7' r.html || fail "HTML: no per-test data"
+CHROME=
+for c in chromium chromium-browser; do command -v $c >/dev/null && CHROME=$c && break; done
+if [ -n "$CHROME" ]; then
+    prof=$(mktemp -d)
+    timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync --disable-dev-shm-usage \
+        --user-data-dir="$prof" --enable-logging=stderr --v=0 --dump-dom "file://$PWD/r.html" >dom.html 2>chrome.log ||
+        { tail chrome.log; fail "chromium --dump-dom"; }
+    rm -rf "$prof"
+    grep -Ei 'CONSOLE.*(Uncaught|Error)' chrome.log && fail "HTML: console error"
+    grep -q 'data-rendered="ok"' dom.html || fail "HTML: not rendered"
+    "$PY" - dom.html <<'PY' || fail "HTML per-test table"
+import re, sys
+h = open(sys.argv[1]).read()
+t = re.search(r'<table id="tests-table">(.*?)</table>', h, re.S).group(1)
+rows = re.findall(r'<tr>(.*?)</tr>', t.split('<tbody>')[1], re.S)
+assert len(rows) == 7, len(rows)
+cells = re.findall(r'<td[^>]*>(.*?)</td>', rows[0], re.S)
+assert cells[0] == '6.00 MiB' and cells[2] == '6.00 MiB' and cells[3].startswith('unfinished (pid '), cells[:4]
+assert 'cudaMalloc' in rows[0] and 'test_ranges.py' in rows[0], rows[0]
+PY
+    echo "ok HTML per-test table"
+else
+    echo "no chromium: the HTML table's data only"
+fi
 # old dumps and dumps without tests: no per-test section, "tests": []
 "$CMT_BIN" report "$CMT_ROOT/tests/compat/"*.cmt 2>/dev/null | grep -q "^per test" && fail "per-test section without tests"
 echo PASS
