@@ -286,6 +286,9 @@ enum cmt_marker_flags {
     CMT_MARK_RANGE_POP = 2,
     CMT_MARK_SIGNAL = 3,
 };
+/* The domain of the range markers that bracket one test (cmt_test_begin / cmt_test_end): the
+ * analyzer's per-test view (analyzer/pertest.h). */
+#define CMT_TEST_DOMAIN "cumemtrack.test"
 
 /* Counters kept in the file header, updated atomically while the process runs. */
 #define CMT_COUNTERS(X)                                                                            \

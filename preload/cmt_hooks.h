@@ -225,7 +225,8 @@
 /* Other names the library exports (besides the hooks above and the cmt_* API). */
 #define CMT_OTHER_EXPORTS(X)                                                                       \
     X(dlsym) X(dlopen) X(dlclose) X(_exit) X(_Exit) X(execve) X(execv) X(execvp) X(execvpe)        \
-        X(execl) X(execlp) X(execle) X(fexecve) X(exit) X(cmt_mark) X(InitializeInjectionNvtx2)     \
-        X(InitializeInjectionNvtxExtension)
+        X(execl) X(execlp) X(execle) X(fexecve) X(exit) X(cmt_mark) X(cmt_test_begin)              \
+            X(cmt_test_end) X(cmt_dump_path) X(InitializeInjectionNvtx2)                           \
+                X(InitializeInjectionNvtxExtension)
 
 #endif

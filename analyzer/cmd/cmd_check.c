@@ -5,8 +5,10 @@
  * peak of a physical GPU (matched by uuid; the largest per-GPU peak when no uuid matches) grew by
  * more than --max-peak-growth PCT. Baseline leaks are matched by symbolized function chains, never
  * by addresses. --max-growth-per-marker BYTES fails when a stack's live bytes grow by more than
- * BYTES per marker of one label (cmt_mark / NVTX). Reasons and the top offending stacks go to
- * stderr.
+ * BYTES per marker of one label (cmt_mark / NVTX). --per-marker judges each test of a test runner
+ * instead of the whole run (the ranges of cmt_test_begin / cmt_test_end, pertest.h): the leak
+ * budget applies to what each test left live at its end, --max-peak-bytes to each test's peak; the
+ * per-test table goes to stderr. Reasons and the top offending stacks go to stderr.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,12 +23,18 @@
 
 static const char check_help[] =
     "usage: cumemtrack check [OPTIONS] DUMP|DIR...\n"
-    "  --max-leak-bytes N     leak budget (suffixes K M G KiB MiB GiB; default 0)\n"
+    "  --max-leak-bytes N     leak budget (suffixes K M G KiB MiB GiB, \"512 MiB\"; default 0)\n"
     "  --suppressions FILE    LSan-style leak:PATTERN lines\n"
     "  --baseline OLD         dump or directory of a previous run: fail when leaked bytes grew\n"
     "  --max-peak-growth PCT  with --baseline: fail when a GPU's peak grew by more than PCT percent\n"
     "  --max-growth-per-marker N  fail when a stack's live bytes grow by more than N bytes per\n"
     "                         marker of one label (cmt_mark, NVTX): the leak-per-iteration gate\n"
+    "  --per-marker           judge each test (cmt_test_begin/cmt_test_end ranges: the pytest\n"
+    "                         plugin, the GoogleTest listener) instead of the whole run: fail\n"
+    "                         when a test leaves more than --max-leak-bytes live at its end or\n"
+    "                         peaks above --max-peak-bytes; prints the per-test table\n"
+    "  --max-peak-bytes N     with --per-marker: the most GPU memory one test may have live\n"
+    "                         (what it allocated itself) at one moment\n"
     "  --allow-running        judge dumps of processes still running (their live memory is\n"
     "                         live now, not leaked); without it check fails on them\n"
     "  --allow-anomalies      judge even when an anomaly means the figures may be wrong\n"
@@ -58,8 +66,9 @@ static void print_peak_stacks(struct cmt_analysis *a, const char *uuid) {
 }
 
 struct check_limits {
-    uint64_t budget, marker_growth;
+    uint64_t budget, marker_growth, max_peak;
     int have_budget, have_growth, have_marker_growth, allow_anomalies, allow_running, count_cached;
+    int per_marker, have_max_peak;
     double growth;
     const char *baseline;
 };
@@ -86,6 +95,16 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
     case 'c':
         L->count_cached = 1;
         return 1;
+    case 'T':
+        L->per_marker = 1;
+        return 1;
+    case 'P':
+        if (cmt_parse_size(arg, &L->max_peak) != 0) {
+            cmt_msg("check: --max-peak-bytes: not a size: '%s'", arg);
+            return -1;
+        }
+        L->have_max_peak = 1;
+        return 1;
     case 'g':
         if (cmt_parse_size(arg, &L->marker_growth) != 0) {
             cmt_msg("check: --max-growth-per-marker: not a size: '%s'", arg);
@@ -110,6 +129,46 @@ static int check_option(struct cmt_cli *c, int opt, const char *arg) {
     }
 }
 
+/* --per-marker: every test against the leak budget and --max-peak-bytes. 1 when one fails. */
+static int check_per_marker(struct cmt_analysis *a, const struct check_limits *L) {
+    char s1[32], s2[32];
+    if (!a->ntests) {
+        cmt_msg("check failed: --per-marker: the dumps hold no test (no cmt_test_begin/cmt_test_end range: run the "
+                "tests with the pytest plugin or the GoogleTest listener)");
+        return 1;
+    }
+    cmt_tests_print(a, stderr, a->opts.top_n);
+    size_t bad = 0;
+    for (size_t i = 0; i < a->ntests; i++) {
+        const struct cmt_rtest *t = &a->tests[i];
+        uint64_t counted = t->leaked_bytes + (L->count_cached ? t->cached_bytes : 0);
+        int leak = counted > L->budget, peak = L->have_max_peak && t->t->peak_bytes > L->max_peak;
+        if (!leak && !peak) continue;
+        if (bad++ >= 20) continue; /* counted, not all named */
+        if (leak) {
+            cmt_msg("check failed: test %s leaked %s (live at its end%s), budget %s", t->t->name,
+                    cmt_human_size(counted, s1, sizeof s1),
+                    L->count_cached && t->cached_bytes ? ", held by caching allocators included" : "",
+                    cmt_human_size(L->budget, s2, sizeof s2));
+            for (size_t s = 0, shown = 0; s < t->nstacks && shown < 3; s++) {
+                const struct cmt_rtest_stack *st = &t->stacks[s];
+                if (st->suppressed || (st->allocator && !L->count_cached)) continue;
+                shown++;
+                fprintf(stderr, "    %s in %llu allocation%s%s%s (pid %u):\n", cmt_human_size(st->bytes, s1, sizeof s1),
+                        (unsigned long long)st->allocations, st->allocations == 1 ? "" : "s",
+                        st->allocator ? " held by " : "", st->allocator ? st->allocator : "",
+                        a->procs[t->proc].hdr.pid);
+                cmt_print_frames(stderr, &st->stack, "        ", 8);
+            }
+        }
+        if (peak)
+            cmt_msg("check failed: test %s peaked at %s, limit %s", t->t->name,
+                    cmt_human_size(t->t->peak_bytes, s1, sizeof s1), cmt_human_size(L->max_peak, s2, sizeof s2));
+    }
+    if (bad > 20) cmt_msg("check failed: %zu tests over their limits in all", bad);
+    return bad > 0;
+}
+
 int cmt_cmd_check(int argc, char **argv) {
     static const struct option opts[] = {
         {"max-leak-bytes", required_argument, 0, 'm'},
@@ -121,6 +180,8 @@ int cmt_cmd_check(int argc, char **argv) {
         {"allow-anomalies", no_argument, 0, 'A'},
         {"allow-running", no_argument, 0, 'R'},
         {"count-cached", no_argument, 0, 'c'},
+        {"per-marker", no_argument, 0, 'T'},
+        {"max-peak-bytes", required_argument, 0, 'P'},
         {0, 0, 0, 0},
     };
     struct check_limits L = {0};
@@ -134,6 +195,16 @@ int cmt_cmd_check(int argc, char **argv) {
     if (rc >= 0) return rc;
     if (have_growth && !baseline) {
         cmt_msg("check: --max-peak-growth needs --baseline");
+        rc = 2;
+        goto out;
+    }
+    if (L.have_max_peak && !L.per_marker) {
+        cmt_msg("check: --max-peak-bytes needs --per-marker");
+        rc = 2;
+        goto out;
+    }
+    if (L.per_marker && baseline) {
+        cmt_msg("check: --per-marker and --baseline do not go together");
         rc = 2;
         goto out;
     }
@@ -163,7 +234,9 @@ int cmt_cmd_check(int argc, char **argv) {
                 (unsigned long long)a.anomalies[k], cmt_anomaly_names[k], cmt_anomaly_text(&a, k, hint, sizeof hint),
                 L.allow_anomalies ? "" : "; --allow-anomalies judges them anyway");
     }
-    if (have_budget || !baseline) {
+    if (L.per_marker) {
+        if (check_per_marker(&a, &L)) failed = 1;
+    } else if (have_budget || !baseline) {
         uint64_t counted = a.leaked_bytes + (L.count_cached ? a.cached_bytes : 0);
         if (counted > budget) {
             failed = 1;
@@ -278,7 +351,10 @@ int cmt_cmd_check(int argc, char **argv) {
         cmt_analysis_free(&b);
         cmt_suppress_free(&bsupp);
     }
-    if (!failed)
+    if (!failed && L.per_marker)
+        cmt_msg("check passed: %zu test%s in %zu process%s within their limits", a.ntests, a.ntests == 1 ? "" : "s",
+                a.tests_procs, a.tests_procs == 1 ? "" : "es");
+    else if (!failed)
         cmt_msg("check passed: %s leaked (%s suppressed) in %zu process%s",
                 cmt_human_size(a.leaked_bytes, s1, sizeof s1), cmt_human_size(a.suppressed_bytes, s2, sizeof s2),
                 a.nprocs, a.nprocs == 1 ? "" : "es");

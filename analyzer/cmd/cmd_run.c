@@ -1,5 +1,5 @@
 /*
- * cmd_run.c — cumemtrack run [-o TEMPLATE] [--depth N] [--no-children] -- CMD [ARGS...]
+ * cmd_run.c — cumemtrack run [-o TEMPLATE] [--depth N] [--no-children] [--quiet] -- CMD [ARGS...]
  *
  * Runs CMD under the tracer: finds libcumemtrack.so (CUMEMTRACK_LIB, else next to this binary,
  * else ../lib/cumemtrack/ when installed), appends it to LD_PRELOAD (existing entries kept; a
@@ -9,8 +9,8 @@
  * (terminal-generated ones already reached it through the process group). When the command ends,
  * the dumps the manifest names (one line per dump the tracer created, in any process of the
  * command) are listed on stderr with a three-line summary from the report API: leaks, peak per
- * GPU, OOMs. Before the command starts, the template's missing directories are created (0700) and
- * the dump directory must take a new file. Exit: the command's status; 128+N when it was killed by
+ * GPU, OOMs (not with --quiet). Before the command starts, the template's missing directories are
+ * created (0700) and the dump directory must take a new file. Exit: the command's status; 128+N when it was killed by
  * signal N; 127 when it could not be executed (or the tracer is missing); 2 usage, or a dump
  * directory that cannot be created or written.
  */
@@ -50,6 +50,8 @@ static const char run_help[] =
     "                         (appended to a value naming no backend; a value naming one is left\n"
     "                         alone, with a warning): every tensor is one cudaMallocAsync/\n"
     "                         cudaFreeAsync pair, with its own stack and Python frames\n"
+    "  -q, --quiet            no list of dumps and no summary at the end (errors still show):\n"
+    "                         for wrappers that report themselves (the pytest plugin)\n"
     "  -h, --help             this text\n"
     "environment: CUMEMTRACK_LIB overrides where libcumemtrack.so is found.\n"
     "exit: the command's status; 128+N if it was killed by signal N; 127 if it could not be run;\n"
@@ -497,15 +499,16 @@ int cmt_cmd_run(int argc, char **argv) {
         {"no-children", no_argument, 0, 'n'},
         {"wait", required_argument, 0, 'w'},
         {"tensors", no_argument, 0, 'T'},
+        {"quiet", no_argument, 0, 'q'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *tmpl = NULL, *depth = NULL;
-    int no_children = 0, tensors = 0, c;
+    int no_children = 0, tensors = 0, quiet = 0, c;
     double wait_s = 10;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             tmpl = optarg;
@@ -537,6 +540,9 @@ int cmt_cmd_run(int argc, char **argv) {
         }
         case 'T':
             tensors = 1;
+            break;
+        case 'q':
+            quiet = 1;
             break;
         case 'h':
             fputs(run_help, stdout);
@@ -678,7 +684,7 @@ int cmt_cmd_run(int argc, char **argv) {
     size_t n = cmt_run_read_manifest(manifest, &dumps);
     unlink(manifest);
     if (n) cmt_run_wait_running(dumps, n, wait_s);
-    if (got != (ssize_t)sizeof exec_err || n) cmt_run_summary(dumps, n);
+    if (!quiet && (got != (ssize_t)sizeof exec_err || n)) cmt_run_summary(dumps, n);
     cmt_run_pass_up(outer_manifest, dumps, n);
     for (size_t i = 0; i < n; i++)
         free(dumps[i]);

@@ -860,7 +860,8 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     }
     if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
     if (a->ncached > 1) qsort(a->cached, a->ncached, sizeof *a->cached, cmp_rleak);
-    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0 || build_notes(a) != 0) {
+    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0 || build_notes(a) != 0 ||
+        cmt_tests_build(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;
     }
@@ -878,6 +879,7 @@ void cmt_analysis_free(struct cmt_analysis *a) {
         free((char *)a->cached[i].uuid);
     }
     free(a->cached);
+    cmt_tests_view_free(a);
     cmt_caching_free(&a->builtin_caching);
     for (size_t i = 0; i < a->nprocs; i++) {
         free(a->procs[i].path);

@@ -89,6 +89,27 @@ struct cmt_rleak {
     const char *allocator; /* cached: the caching allocator holding it (caching.h); NULL in leaks */
 };
 
+/* A test of a test runner (pertest.h), its stacks live at its end symbolized and told apart. */
+struct cmt_rtest_stack {
+    uint64_t id; /* the stack's id in its process */
+    int64_t device;
+    char *uuid; /* "GPU-..." or NULL */
+    uint64_t bytes, allocations;
+    const char *allocator; /* a caching allocator holds it (caching.h): not leaked; else NULL */
+    int suppressed;        /* --suppressions matches it: not leaked */
+    struct cmt_stack_sym stack;
+};
+
+struct cmt_rtest {
+    size_t proc; /* index into procs */
+    const struct cmt_test_rec *t;
+    uint64_t leaked_bytes, leaked_allocations; /* live at its end, neither cached nor suppressed */
+    uint64_t cached_bytes, cached_allocations; /* held by a caching allocator at its end */
+    uint64_t suppressed_bytes;
+    struct cmt_rtest_stack *stacks; /* leaked ones first, then cached, then suppressed; bytes desc */
+    size_t nstacks;
+};
+
 struct cmt_gpu_proc { /* a process live on a GPU at its peak */
     size_t proc;      /* index into procs */
     uint64_t bytes;
@@ -186,6 +207,8 @@ struct cmt_analysis {
     uint64_t out_of_memory; /* stacks left incomplete for lack of memory (cmt_analysis_stack) */
     struct cmt_note *notes; /* in kind order, then first process */
     size_t nnotes;
+    struct cmt_rtest *tests;    /* every test of every process (pertest.h): leaked, cached, peak desc */
+    size_t ntests, tests_procs; /* tests_procs: processes with a test */
     char err[1024];
 };
 

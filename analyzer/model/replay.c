@@ -321,6 +321,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         s->bytes -= old->granted;
         s->count--;
         notify_stack(r, e, s, 0, e->ptr, old, -1, plain);
+        if (__builtin_expect(r->tests.open, 0)) cmt_tests_gone(&r->tests, e->ptr, (uint32_t)space);
         if (s->device >= 0) {
             if (d) {
                 d->live -= old->granted;
@@ -357,6 +358,9 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1, e->ptr, li, -1, plain);
+    if (__builtin_expect(r->tests.open, 0) && device >= 0 &&
+        cmt_tests_alloc(&r->tests, e->ptr, (uint32_t)space, si, e->granted) != 0)
+        cmt_replay_lost(r);
     if (device >= 0) {
         if (!d) {
             cmt_replay_lost(r);
@@ -446,6 +450,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     s->bytes -= granted;
     s->count--;
     if (e) notify_stack(r, e, s, 0, l->k.a, li, at, plain);
+    if (__builtin_expect(r->tests.open, 0)) cmt_tests_gone(&r->tests, l->k.a, l->k.b & ~CMT_HKEY_B_MAX);
     if (device >= 0) {
         if (d) {
             d->live -= granted;
@@ -624,7 +629,9 @@ static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
 }
 
 static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
-    if (e->flags == CMT_MARK_RANGE_POP) return;
+    int test = cmt_tests_marker(&r->tests, e, r->t->sdc); /* a test's begin or end: no marker */
+    if (test < 0) cmt_replay_lost(r);
+    if (test || e->flags == CMT_MARK_RANGE_POP) return;
     int64_t *dev = calloc(r->ndevs + 1, sizeof *dev);
     uint64_t *live = calloc(r->ndevs + 1, sizeof *live);
     if (dev && live) {
@@ -908,6 +915,8 @@ static int cmp_leak(const void *a, const void *b) {
 void cmt_replay_finish(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
     peak_snapshots(r); /* before the leaks below end what is live */
+    /* a test still open when the stream ends: what it allocated and is live now */
+    if (r->tests.open && cmt_tests_end(&r->tests, r->last_time, CMT_TEST_UNFINISHED, t->sdc) != 0) cmt_replay_lost(r);
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);
@@ -944,6 +953,7 @@ void cmt_replay_free(struct cmt_replay *r) {
     free(r->mods);
     cmt_marker_log_free(&r->marks);
     cmt_heaps_free(r->heaps);
+    cmt_tests_free(&r->tests);
     if (t) {
         cmt_htab_free(&t->live);
         cmt_big_free(t->info, t->capinfo * sizeof *t->info);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "growth.h"
+#include "pertest.h"
 #include "reader.h"
 #include "util.h"
 
@@ -184,6 +185,7 @@ struct cmt_replay {
     struct cmt_module *mods;
     size_t nmods;
     struct cmt_marker_log marks;   /* markers and the stacks growing across them (growth.h) */
+    struct cmt_tests tests;        /* the tests of a test runner (pertest.h) */
     struct cmt_heaps *heaps;       /* NVTX memory heaps (heaps.h), NULL until one is seen */
     struct cmt_imported *imported; /* in order of import */
     size_t nimported, capimported;

@@ -76,6 +76,9 @@ void cmt_json_frames(struct cmt_json *j, const struct cmt_stack_sym *s);
 void cmt_growth_print_over(struct cmt_analysis *a, double limit, FILE *f, size_t top);
 /* One outlier of the per-rank view in words ("rank 2 on host n1 peaks 1.5x the mean ..."). */
 const char *cmt_rank_outlier_text(const struct cmt_ranks *R, const struct cmt_rank_outlier *o, char *buf, size_t cap);
+/* The per-test table (pertest.h): the first top tests of a->tests, each with its top leaking (or
+ * cached) stack. */
+void cmt_tests_print(const struct cmt_analysis *a, FILE *f, size_t top);
 /* "mark", "range" or "signal": the kind of a marker (its flags). */
 const char *cmt_marker_kind_name(uint64_t flags);
 

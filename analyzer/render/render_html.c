@@ -308,6 +308,34 @@ static void write_ooms(struct cmt_json *j, struct cmt_analysis *a, struct stab *
     cmt_json_array_end(j);
 }
 
+/* The per-test table (the text report's "per test"), only when the dumps hold tests: at most top
+ * rows, each with its top leaking (or cached) stack. */
+static void write_tests(struct cmt_json *j, struct cmt_analysis *a, struct stab *st, size_t top) {
+    if (!a->ntests) return;
+    cmt_json_u64(j, "tests_total", a->ntests);
+    cmt_json_array(j, "tests");
+    for (size_t i = 0; i < a->ntests && i < top; i++) {
+        const struct cmt_rtest *t = &a->tests[i];
+        const struct cmt_rtest_stack *s = t->nstacks && !t->stacks[0].suppressed ? &t->stacks[0] : NULL;
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "name", t->t->name);
+        cmt_json_u64(j, "pid", a->procs[t->proc].hdr.pid);
+        cmt_json_i64(j, "rank", a->procs[t->proc].hdr.rank);
+        cmt_json_str(j, "end", cmt_test_end_names[t->t->end]);
+        cmt_json_u64(j, "leaked", t->leaked_bytes);
+        cmt_json_u64(j, "cached", t->cached_bytes);
+        cmt_json_u64(j, "peak", t->t->peak_bytes);
+        if (s) {
+            cmt_json_u64(j, "bytes", s->bytes);
+            cmt_json_u64(j, "allocs", s->allocations);
+            cmt_json_str(j, "allocator", s->allocator);
+            json_stack_ref(j, "stack", stab_get(st, t->proc, s->id));
+        }
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+}
+
 /* The stacks growing across the markers of a label (the text report's growth per marker), each
  * with its own series [marker index, bytes, ...]: a few KiB per iteration is lost on the scale of
  * a whole GPU's chart. */
@@ -523,6 +551,7 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
     cmt_json_array_end(j);
     write_ooms(j, a, &st, base, top);
     write_growth(j, a, &st, top);
+    write_tests(j, a, &st, top);
     write_leaks(j, "leaks", a, a->leaks, a->nleaks, &st, top);
     write_leaks(j, "cached", a, a->cached, a->ncached, &st, top);
     cmt_json_array(j, "suppressions"); /* the --suppressions rules and what each hid */

@@ -185,6 +185,46 @@ static void ranks_json(const struct cmt_analysis *a, struct cmt_json *j) {
     cmt_json_object_end(j);
 }
 
+/* "tests": every test of a test runner (pertest.h), in the table's order. */
+static void tests_json(struct cmt_analysis *a, struct cmt_json *j) {
+    cmt_json_array(j, "tests");
+    for (size_t i = 0; i < a->ntests; i++) {
+        const struct cmt_rtest *t = &a->tests[i];
+        const struct cmt_process *p = &a->procs[t->proc];
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "name", t->t->name);
+        cmt_json_u64(j, "pid", p->hdr.pid);
+        cmt_json_str(j, "dump", p->path);
+        cmt_json_str(j, "end", cmt_test_end_names[t->t->end]);
+        cmt_json_i64(j, "begin_ns", t->t->begin_ns);
+        cmt_json_i64(j, "duration_ns", t->t->end_ns - t->t->begin_ns);
+        cmt_json_u64(j, "leaked_bytes", t->leaked_bytes);
+        cmt_json_u64(j, "leaked_allocations", t->leaked_allocations);
+        cmt_json_u64(j, "cached_bytes", t->cached_bytes);
+        cmt_json_u64(j, "cached_allocations", t->cached_allocations);
+        cmt_json_u64(j, "suppressed_bytes", t->suppressed_bytes);
+        cmt_json_u64(j, "peak_bytes", t->t->peak_bytes);
+        cmt_json_u64(j, "allocated_bytes", t->t->allocated_bytes);
+        cmt_json_u64(j, "allocations", t->t->allocations);
+        cmt_json_array(j, "stacks");
+        for (size_t s = 0; s < t->nstacks && s < a->opts.top_n; s++) {
+            const struct cmt_rtest_stack *st = &t->stacks[s];
+            cmt_json_object(j, NULL);
+            cmt_json_str(j, "status", st->suppressed ? "suppressed" : st->allocator ? "cached" : "leaked");
+            cmt_json_i64(j, "device", st->device);
+            cmt_json_str(j, "uuid", st->uuid);
+            cmt_json_u64(j, "bytes", st->bytes);
+            cmt_json_u64(j, "allocations", st->allocations);
+            cmt_json_str(j, "allocator", st->allocator);
+            cmt_json_frames(j, &st->stack);
+            cmt_json_object_end(j);
+        }
+        cmt_json_array_end(j);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+}
+
 static void markers_json(struct cmt_analysis *a, struct cmt_json *j) {
     char u[48];
     cmt_json_array(j, "markers");
@@ -450,6 +490,7 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
     cmt_json_object_end(j);
     ranks_json(a, j);
     markers_json(a, j);
+    tests_json(a, j);
     heaps_json(a, j);
     cmt_json_object(j, "anomalies");
     for (int k = 0; k < CMT_AN_COUNT; k++)

@@ -292,6 +292,54 @@ static void markers_text(struct cmt_analysis *a, FILE *f) {
     }
 }
 
+/* A test's name on one line: a control character prints as '?'. */
+static void test_name(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        fputc(c < 0x20 || c == 0x7f ? '?' : c, f);
+    }
+}
+
+/* One row of the per-test table, and the stack that leaks most in that test (the cached one when
+ * nothing leaked: which allocator holds what). */
+static void test_row(const struct cmt_analysis *a, const struct cmt_rtest *t, FILE *f) {
+    char b1[32], b2[32], b3[32];
+    fprintf(f, "  %10s %10s %10s  ", cmt_human_size(t->leaked_bytes, b1, sizeof b1),
+            cmt_human_size(t->cached_bytes, b2, sizeof b2), cmt_human_size(t->t->peak_bytes, b3, sizeof b3));
+    test_name(f, t->t->name);
+    fprintf(f, " (pid %u%s)\n", a->procs[t->proc].hdr.pid,
+            t->t->end == CMT_TEST_NEXT         ? ", no end marker"
+            : t->t->end == CMT_TEST_UNFINISHED ? ", unfinished"
+                                               : "");
+    if (!t->nstacks || t->stacks[0].suppressed) return;
+    const struct cmt_rtest_stack *s = &t->stacks[0];
+    if (s->allocator)
+        fprintf(f, "      %s in %llu allocation%s held by %s:\n", cmt_human_size(s->bytes, b1, sizeof b1),
+                (unsigned long long)s->allocations, s->allocations == 1 ? "" : "s", s->allocator);
+    else
+        fprintf(f, "      %s in %llu allocation%s still live at its end:\n", cmt_human_size(s->bytes, b1, sizeof b1),
+                (unsigned long long)s->allocations, s->allocations == 1 ? "" : "s");
+    cmt_print_frames(f, &s->stack, "        ", 8);
+}
+
+void cmt_tests_print(const struct cmt_analysis *a, FILE *f, size_t top) {
+    fprintf(f,
+            "\nper test: %zu test%s in %zu process%s (GPU memory allocated during each test: leaked = still live at "
+            "its end, cached = held by a caching allocator then, peak = the most live at one moment)\n",
+            a->ntests, a->ntests == 1 ? "" : "s", a->tests_procs, a->tests_procs == 1 ? "" : "es");
+    fprintf(f, "  %10s %10s %10s  %s\n", "LEAKED", "CACHED", "PEAK", "TEST");
+    size_t shown = 0;
+    for (; shown < a->ntests && shown < top; shown++)
+        test_row(a, &a->tests[shown], f);
+    if (shown < a->ntests) {
+        size_t leaking = 0;
+        for (size_t i = shown; i < a->ntests; i++)
+            leaking += a->tests[i].leaked_bytes > 0;
+        fprintf(f, "  ... %zu more test%s (%zu leaking; --top N shows more)\n", a->ntests - shown,
+                a->ntests - shown == 1 ? "" : "s", leaking);
+    }
+}
+
 static void heaps_text(struct cmt_analysis *a, FILE *f) {
     char b1[32], b2[32], b3[32], u[48];
     int any = 0;
@@ -446,6 +494,7 @@ void cmt_render_text(struct cmt_analysis *a, FILE *f) {
     fprintf(f, "\nimbalance: %s\n", a->verdict);
     ranks_text(a, f);
     markers_text(a, f);
+    if (a->ntests) cmt_tests_print(a, f, a->opts.top_n);
     heaps_text(a, f);
     if (cmt_analysis_anomalies(a) || a->anomalies[CMT_AN_CAPTURED_ALLOCATIONS]) {
         fprintf(f, "\nanomalies\n");

@@ -223,6 +223,11 @@ int cmt_parse_size(const char *s, uint64_t *out) {
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno) return -1;
+    /* "512 MiB": blanks between the number and its unit (not after it) */
+    char *unit = end;
+    while (*unit == ' ' || *unit == '\t')
+        unit++;
+    if (*unit && unit > end) end = unit;
     uint64_t m = 1;
     if (*end) {
         char c = (char)toupper((unsigned char)*end);

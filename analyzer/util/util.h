@@ -146,7 +146,9 @@ static inline void cmt_htab_prefetch(const struct cmt_htab *t, uint64_t a, uint3
 
 /* Human-readable size ("1.5 MiB") into buf. */
 const char *cmt_human_size(uint64_t bytes, char *buf, size_t cap);
-/* Parses "123", "4K", "10MiB", "1G"...; returns 0 or -1. */
+/* Parses "123", "4K", "10MiB", "1G", "512 MiB" (blanks may come before the unit; K M G T are
+ * powers of 1024 with or without "B", "iB"); returns 0 or -1. python/cumemtrack/__init__.py
+ * (parse_size) mirrors this grammar. */
 int cmt_parse_size(const char *s, uint64_t *out);
 /* Formats a 16-byte uuid as "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (buf >= 41 bytes). */
 void cmt_uuid_format(const uint8_t uuid[16], char *buf);

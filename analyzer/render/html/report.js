@@ -135,6 +135,11 @@ if(!D.growth.length)el('p',{'class':'muted',text:D.markers.length?'No stack grow
  ['per marker','marker','where','first \u2192 last','its live bytes at each marker','stack'].forEach(function(h){el('th',{text:h},hr5);});var bd5=el('tbody',null,tb5);
  D.growth.forEach(function(g){var r=el('tr',null,bd5);el('td',{'class':'n',text:'+'+hs(g.per_marker)},r);el('td',{text:'"'+g.label+'" '+g.kind+' \u00d7 '+g.markers},r);
   el('td',{'class':'mono',text:devl(g.dev,g.uuid)+', '+(g.rank>=0?'rank '+g.rank+' ':'')+'pid '+g.pid},r);el('td',{'class':'n',text:hs(g.first)+' \u2192 '+hs(g.last)},r);spark(g,el('td',null,r));stackDetails(g.stack,el('td',null,r));});}
+if(D.tests){var tss=el('section',{id:'tests'},root);el('h2',{text:'Per test: GPU memory each test allocated, still live at its end (leaked), held by a caching allocator then (cached), and its peak'+(D.tests_total>D.tests.length?' (first '+D.tests.length+' of '+D.tests_total+')':'')},tss);
+ var tb6=el('table',{id:'tests-table'},tss),hr6=el('tr',null,el('thead',null,tb6));['leaked','cached','peak','test','top leaking stack'].forEach(function(h){el('th',{text:h},hr6);});var bd6=el('tbody',null,tb6);
+ D.tests.forEach(function(t){var r=el('tr',null,bd6);el('td',{'class':'n',text:hs(t.leaked)},r);el('td',{'class':'n',text:hs(t.cached)},r);el('td',{'class':'n',text:hs(t.peak)},r);
+  el('td',{'class':'mono',text:t.name+' (pid '+t.pid+(t.end==='next'?', no end marker':t.end==='unfinished'?', unfinished':'')+')'},r);var sc=el('td',null,r);
+  if(t.stack!==undefined){el('span',{'class':'n',text:hs(t.bytes)+' in '+t.allocs+' allocation'+(t.allocs===1?'':'s')+(t.allocator?' held by '+t.allocator:'')+': '},sc);stackDetails(t.stack,sc);}});}
 function spark(g,p){var W=260,H=52,L=58,R=6,T=6,B=14,pt=g.pts,mx=1,mn=Infinity;for(var i=1;i<pt.length;i+=2){mx=Math.max(mx,pt[i]);mn=Math.min(mn,pt[i]);}if(!(mn<mx))mn=0;
  var n=Math.max(1,g.markers-1),s=sv('svg',{viewBox:'0 0 '+W+' '+H,width:W,height:H,'class':'growth-spark','data-ymin':mn,'data-ymax':mx},p);
  function X(k){return L+(W-L-R)*k/n;}function Y(v){return T+(H-T-B)*(1-(v-mn)/(mx-mn));}
