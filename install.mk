@@ -17,7 +17,7 @@
 
 CMT_INSTALL ?= install
 CMT_INST_ROOT = $(DESTDIR)$(PREFIX)
-CMT_PY_VERSION := $(shell sed -n 's/^\#define CMT_VERSION "\(.*\)"/\1/p' analyzer/cli.h)
+CMT_PY_VERSION := $(shell sed -n 's/^\#define CMT_VERSION "\(.*\)"/\1/p' analyzer/cmd/cli.h)
 CMT_PY_FILES := __init__.py pytest_plugin.py
 # memoized lazily: only install and uninstall run Python
 ifndef CMT_PYTHON
