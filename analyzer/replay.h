@@ -196,6 +196,9 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n);
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *ev);
 /* Ends the stream: what is live becomes a leak ("exit", or "died" when no EXIT was seen). */
 void cmt_replay_finish(struct cmt_replay *r);
+/* Before cmt_replay_finish: a dump without an EXIT record whose header's exit_status slot (2.3) was
+ * set ended that way (its EXIT record found no room). */
+void cmt_replay_exit_slot(struct cmt_replay *r, const struct cmt_file_header *h);
 void cmt_replay_free(struct cmt_replay *r);
 /* After the stream (cmt_replay_dump done): frees the tables only events need (live and recently
  * freed pointers), keeping the summaries, stacks and definitions; no more events may follow. */

@@ -484,6 +484,7 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         track_alloc(c, r);
         break;
     case CMT_FAM_IPC_CLOSE:
+        if (r == CUDA_SUCCESS && c->untracked == CMT_UNTRACK_LIVE) cmt_rec_released_as(false, CMT_SPACE_ADDR, c->ptr);
         if (r != CUDA_SUCCESS) {
             if (c->untracked == CMT_UNTRACK_LIVE || c->untracked == CMT_UNTRACK_IPC_REF)
                 ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */

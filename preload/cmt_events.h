@@ -30,10 +30,12 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) CMT_HIDDEN;
  * all the post-hook would do (a free the driver accepted: the pre-hook recorded it). family is
  * c->family as a constant (each wrapper's), so the check folds away. */
 static inline void cmt_hook_end(struct cmt_call *c, enum cmt_family family, CUresult r) {
-    if ((family == CMT_FAM_FREE || family == CMT_FAM_ARRAY_DESTROY) && r == CUDA_SUCCESS)
+    if ((family == CMT_FAM_FREE || family == CMT_FAM_ARRAY_DESTROY) && r == CUDA_SUCCESS) {
+        if (c->untracked == CMT_UNTRACK_LIVE) cmt_rec_released_as(false, c->saved.space, c->ptr);
         cmt_leave();
-    else
+    } else {
         cmt_hook_post(c, r);
+    }
 }
 void cmt_events_fork_child(void) CMT_HIDDEN;
 extern _Atomic int cmt_exited CMT_HIDDEN; /* the EXIT record was written */
@@ -63,7 +65,8 @@ static inline __attribute__((always_inline)) void cmt_alloc_tracked(bool gated, 
 bool cmt_untrack_captured(enum cmt_api api, unsigned flags, uint64_t ptr, CUstream stream) CMT_HIDDEN;
 /* Before a free of ptr (not 0): ends its live entry (copied to *e) and records the FREE under the
  * stripe lock, before the driver can hand the address to another thread. Returns what it did.
- * gated: from the inline path. */
+ * gated: from the inline path. A live entry's FREE is DEFERRED: whoever calls this writes the
+ * RELEASED record once the real free returned (cmt_rec_released_as), or a RETRACK if refused. */
 static inline __attribute__((always_inline)) enum cmt_untracked cmt_untrack(bool gated, enum cmt_api api,
                                                                             enum cmt_family family, int per_thread,
                                                                             uint64_t ptr, CUstream stream,
@@ -76,7 +79,7 @@ static inline __attribute__((always_inline)) enum cmt_untracked cmt_untrack(bool
     uint64_t seq;
     int64_t now = cmt_now();
     if (cmt_ptr_remove(ptr, space, now, e, &seq)) {
-        cmt_rec_free_as(gated, api, space | pt, e->device, ptr, seq, now);
+        cmt_rec_free_as(gated, api, space | pt | CMT_FLAG_DEFERRED, e->device, ptr, seq, now);
         if (e->kind_space >> 2 != CMT_KIND_IMPORTED) cmt_live_add(e->device, -(int64_t)e->size, NULL);
         return CMT_UNTRACK_LIVE;
     }
@@ -147,6 +150,7 @@ static inline __attribute__((always_inline)) void cmt_fast_end(struct cmt_fast *
             return;
         }
     } else if (CMT_LIKELY(r == CUDA_SUCCESS)) {
+        if (CMT_LIKELY(f->untracked == CMT_UNTRACK_LIVE)) cmt_rec_released_as(true, CMT_SPACE_ADDR, f->ptr);
         cmt_leave();
         return;
     }

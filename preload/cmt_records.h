@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cmt_internal.h"
+#include "cmt_seq.h"
 #include "cmt_writer.h"
 
 /* ALLOC or RETRACK (type), result: RETRACK only (the refused free's CUresult). Inline: they are
@@ -57,6 +58,19 @@ static inline __attribute__((always_inline)) void cmt_rec_free_as(bool gated, en
 static inline __attribute__((always_inline)) void cmt_rec_free(enum cmt_api api, unsigned flags, int device,
                                                                uint64_t ptr, uint64_t seq, int64_t now) {
     cmt_rec_free_as(false, api, flags, device, ptr, seq, now);
+}
+
+/* RELEASED (2.3): the real free of the FREE (flag DEFERRED) of (space, ptr) this thread recorded
+ * returned: its bytes end now (the time, and a number after this thread's FREE, taken here). */
+static inline __attribute__((always_inline)) void cmt_rec_released_as(bool gated, unsigned space, uint64_t ptr) {
+    int64_t now = cmt_now();
+    uint8_t *p = cmt_rec_begin_as(1 + 2 * CMT_VARINT_MAX, cmt_seq(now), now, gated);
+    if (!p) return;
+    uint8_t *len = p++; /* the payload (at most 11 bytes): its length is one byte */
+    p = cmt_put_varint(p, space);
+    p = cmt_put_varint(p, ptr);
+    *len = (uint8_t)(p - len - 1);
+    cmt_rec_end(CMT_REC_RELEASED, p);
 }
 
 /* OOM or FAILED (type). */

@@ -73,9 +73,10 @@ static struct mapping *add_mapping(const struct mapping *v) {
 
 static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
-    if (!h->pending) {
+    if (!h->pending) { /* DEFERRED when kept for released(), which writes its RELEASED */
         int64_t now = cmt_now();
-        cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_seq_def(now), now);
+        unsigned deferred = undo.nfreed < MAX_UNDO ? CMT_FLAG_DEFERRED : 0;
+        cmt_rec_free(api, CMT_SPACE_VMM | deferred, h->device, h->handle, cmt_seq_def(now), now);
     }
     if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, -(int64_t)h->size, NULL);
     if (undo.nfreed < MAX_UNDO)
@@ -151,7 +152,15 @@ void cmt_vmm_release_pre(struct cmt_call *c) {
     pthread_mutex_unlock(&lock);
 }
 
+/* The real release or unmap returned: the handles it ended (their FREEs are DEFERRED) are
+ * released now. */
+static void released(void) {
+    for (int i = 0; i < undo.nfreed; i++)
+        if (!undo.freed[i].pending) cmt_rec_released_as(false, CMT_SPACE_VMM, undo.freed[i].handle);
+}
+
 void cmt_vmm_release_post(struct cmt_call *c, CUresult r) {
+    if (r == CUDA_SUCCESS) released();
     if (r == CUDA_SUCCESS || !undo.release_found) return;
     pthread_mutex_lock(&lock);
     if (undo.release_freed && undo.nfreed) {
@@ -206,7 +215,10 @@ void cmt_vmm_unmap_pre(struct cmt_call *c) {
 }
 
 void cmt_vmm_unmap_post(struct cmt_call *c, CUresult r) {
-    if (r == CUDA_SUCCESS) return;
+    if (r == CUDA_SUCCESS) {
+        released();
+        return;
+    }
     pthread_mutex_lock(&lock);
     for (int i = 0; i < undo.nfreed; i++) restore_handle(c->api, &undo.freed[i], r);
     for (int i = 0; i < undo.nmaps; i++) {
