@@ -877,6 +877,19 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         }
         free(r->python_info);
         r->python_info = v;
+        r->python_state = 0; /* until the PYTHON record that follows it (2.3) */
+        break;
+    }
+    case CMT_REC_PYTHON: {
+        if (t->snapshot_only) break;
+        size_t n = e->str1_len < sizeof r->python_text - 1 ? e->str1_len : sizeof r->python_text - 1;
+        for (size_t i = 0; i < n; i++) { /* shown in reports: no control characters */
+            unsigned char c = (unsigned char)e->str1[i];
+            r->python_text[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        }
+        r->python_text[n] = 0;
+        r->python_state = e->op;
+        r->python_version = e->version;
         break;
     }
     case CMT_REC_API_NAME: {

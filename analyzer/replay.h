@@ -186,6 +186,10 @@ struct cmt_replay {
     size_t nimported, capimported;
     char *python_info; /* the last INFO "python" note (NUL-terminated copy), NULL when none: whether
                           the tracer recorded Python frames ("CPython 3.7.16 has no frame layout ...") */
+    /* the same as codes, from the PYTHON record that follows it (2.3): python_state 0 when the dump
+     * has none (older dumps: read python_info); python_text the version as the tracer read it */
+    uint64_t python_state, python_version;
+    char python_text[40];
 
     struct cmt_replay_live *t; /* internal */
 };
