@@ -686,16 +686,17 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
 static void observe(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
     switch (e->type) {
-    case CMT_REC_ALLOC:
-        c.size = e->size;
-        /* fall through */
     case CMT_REC_RELEASED: /* a free's bytes end: a free at this time, with that free's API */
         if (r->t->released_api == UINT64_MAX) return;
         c.record = CMT_REC_FREE;
+        goto live;
+    case CMT_REC_ALLOC:
+        c.size = e->size;
         /* fall through */
     case CMT_REC_FREE:
     case CMT_REC_RETRACK:
     case CMT_REC_TEARDOWN:
+    live:
         for (size_t i = 0; i < r->ndevs; i++) {
             struct cmt_devstate *d = &r->devs[i];
             if (d->observed_live == d->live) continue;
