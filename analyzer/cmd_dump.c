@@ -28,7 +28,6 @@
  *   EXEC_FAILED      errno=N
  *   API_NAME         id=ID name="..."
  *   SUBALLOC         op=N heap=0xH ptr=0xP size=N stack=ID name="..."
- *   RELEASED         space=N ptr=0xP
  *   PYTHON           state=N version=0xV text="..."
  * and last, when the header's exit_status slot is set (2.3): "# exit how=NAME status=S (header)".
  *   EXT_0xNN         len=N (an extension record this reader does not know)
@@ -266,9 +265,6 @@ int cmt_cmd_dump(int argc, char **argv) {
                     (unsigned long long)e->heap, (unsigned long long)e->ptr, (unsigned long long)e->size,
                     (unsigned long long)e->stack);
             qstr(f, e->str1, e->str1_len);
-            break;
-        case CMT_REC_RELEASED:
-            fprintf(f, " space=%llu ptr=0x%llx", (unsigned long long)e->flags, (unsigned long long)e->ptr);
             break;
         case CMT_REC_PYTHON:
             fprintf(f, " state=%llu version=0x%llx text=", (unsigned long long)e->op, (unsigned long long)e->version);

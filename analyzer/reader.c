@@ -630,10 +630,6 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
             return -1;
         }
         break;
-    case CMT_REC_RELEASED:
-        e->flags = cmt_get_varint(c) & CMT_FLAG_SPACE_MASK; /* the space */
-        e->ptr = cmt_get_varint(c);
-        break;
     case CMT_REC_PYTHON:
         e->op = cmt_get_varint(c);      /* enum cmt_py_state */
         e->version = cmt_get_varint(c); /* major << 16 | minor << 8 | micro */

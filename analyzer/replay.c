@@ -448,58 +448,6 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     cmt_live_del(t, l);
 }
 
-/* The bytes of pending free i end now, because of record e (NULL: the end of the dump). */
-static void release_pending(struct cmt_replay *r, uint32_t i, const struct cmt_event *e, const int plain) {
-    struct cmt_replay_live *t = r->t;
-    struct pending_free p = t->pend[i];
-    t->pend[i] = t->pend[--t->npend];
-    struct cmt_stack_live *s = &t->sdc[p.sdc];
-    struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
-    if (d) before_decrease(r, d, plain);
-    s->bytes -= p.granted;
-    s->count--;
-    if (e) notify_stack(r, e, s, 0, plain);
-    t->released_api = p.api;
-    if (s->device >= 0) {
-        if (d) {
-            d->live -= p.granted;
-            d->live_count--;
-            r->gpu_live -= p.granted;
-        }
-    } else
-        r->host_live -= p.granted;
-}
-
-/* The pending free of (ptr, space), if any, is released by e (its RELEASED record, or an ALLOC or
- * RETRACK of the same key: the driver had released it to hand it out again). */
-static __attribute__((noinline)) void release_key(struct cmt_replay *r, uint64_t ptr, uint64_t space,
-                                                  const struct cmt_event *e, const int plain) {
-    struct cmt_replay_live *t = r->t;
-    for (uint32_t i = 0; i < t->npend; i++)
-        if (t->pend[i].ptr == ptr && t->pend[i].space == space) {
-            release_pending(r, i, e, plain);
-            return;
-        }
-}
-
-/* A FREE with flag DEFERRED ends live allocation l: counted as freed now (a later ALLOC of the key is
- * a new allocation), its bytes held until it is released (release_key). */
-static void hold_live(struct cmt_replay *r, struct live *l, const struct cmt_event *e, uint64_t space,
-                      const int plain) {
-    struct cmt_replay_live *t = r->t;
-    const struct live_info *li = info_of(t, l);
-    int64_t device = t->sdc[li->sdc].device;
-    if (device >= 0) {
-        struct cmt_devstate *d = cmt_replay_dev_get(r, device);
-        if (d) d->frees++;
-    } else
-        r->host_frees++;
-    if (t->npend == PENDING_FREES) release_pending(r, 0, e, plain); /* the oldest, now */
-    t->pend[t->npend++] = (struct pending_free){e->ptr, li->granted, e->api, li->sdc, (uint8_t)space};
-    info_release(t, l->k.val);
-    cmt_live_del(t, l);
-}
-
 static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
                                                           const int plain) {
     struct cmt_replay_live *t = r->t;
@@ -525,10 +473,7 @@ static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, 
         }
         return;
     }
-    if (e->flags & CMT_FLAG_DEFERRED)
-        hold_live(r, l, e, space, plain);
-    else
-        end_live(r, l, -1, e, 1, plain);
+    end_live(r, l, -1, e, 1, plain);
     if (plain || !t->snapshot_only) remember_freed(t, space, e->ptr);
 }
 
@@ -686,17 +631,12 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
 static void observe(struct cmt_replay *r, const struct cmt_event *e) {
     struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
     switch (e->type) {
-    case CMT_REC_RELEASED: /* a free's bytes end: a free at this time, with that free's API */
-        if (r->t->released_api == UINT64_MAX) return;
-        c.record = CMT_REC_FREE;
-        goto live;
     case CMT_REC_ALLOC:
         c.size = e->size;
         /* fall through */
     case CMT_REC_FREE:
     case CMT_REC_RETRACK:
     case CMT_REC_TEARDOWN:
-    live:
         for (size_t i = 0; i < r->ndevs; i++) {
             struct cmt_devstate *d = &r->devs[i];
             if (d->observed_live == d->live) continue;
@@ -705,8 +645,7 @@ static void observe(struct cmt_replay *r, const struct cmt_event *e) {
             c.device = d->ordinal;
             c.dev = d;
             c.live = d->live;
-            /* the teardown's own call for TEARDOWN, the free's for RELEASED */
-            c.api = cmt_replay_api_name(r, e->type == CMT_REC_RELEASED ? r->t->released_api : e->api);
+            c.api = cmt_replay_api_name(r, e->api); /* the teardown's own call for TEARDOWN */
             notify(r, &c);
         }
         return;
@@ -757,7 +696,6 @@ static inline __attribute__((always_inline)) void do_alloc(struct cmt_replay *r,
             (struct cmt_imported){e->device, e->flags & CMT_FLAG_SPACE_MASK, e->ptr, e->granted, 1};
         return;
     }
-    if (__builtin_expect(t->npend != 0, 0)) release_key(r, e->ptr, e->flags & CMT_FLAG_SPACE_MASK, e, plain);
     struct cmt_devstate *d = e->device >= 0 ? cmt_replay_dev_get(r, e->device) : NULL;
     if (plain || !t->snapshot_only) {
         if (e->type == CMT_REC_RETRACK) r->anomalies[CMT_AN_FAILED_FREE]++;
@@ -836,10 +774,6 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         break;
     case CMT_REC_EXEC_FAILED:
         if (r->exit_how == CMT_EXIT_EXEC) r->have_exit = 0; /* the process went on */
-        break;
-    case CMT_REC_RELEASED:
-        t->released_api = UINT64_MAX;
-        if (t->npend) release_key(r, e->ptr, e->flags, e, 0);
         break;
     case CMT_REC_MODULE_LOAD:
         if (!t->snapshot_only) def_module(r, e);
@@ -969,8 +903,6 @@ void cmt_replay_finish(struct cmt_replay *r) {
     /* a peak still pending is the current state of that device: snapshot it now */
     for (size_t i = 0; i < r->ndevs; i++)
         if (r->devs[i].snap_pending && !t->snapshot_only) take_snapshot(r, &r->devs[i]);
-    while (t->npend)
-        release_pending(r, t->npend - 1, NULL, 0); /* frees that never returned */
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;
     for (size_t i = 0; i < t->live.cap;) {
         struct live *l = cmt_htab_at(&t->live, i);

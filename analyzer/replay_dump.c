@@ -48,7 +48,7 @@ static void sort_devs(struct cmt_replay *r) {
  * once REFILL or fewer wait, so that the reader decodes runs of records (cmt_dump_next_hot_run): an
  * event's live slot is prefetched when it is queued, BATCH or more events before its live_info is
  * (prefetch_info, from the batch before its own), which is BATCH or more before it is applied. Only
- * ALLOC/FREE/RETRACK/RELEASED are queued past: a queued event of another type may point into the reader's
+ * ALLOC/FREE/RETRACK are queued past: a queued event of another type may point into the reader's
  * per-stream buffers (STACK frames), so reading stops until it has been applied. */
 #define RING 32 /* queue slots: a power of two above LOOKAHEAD */
 #define LOOKAHEAD 24
@@ -56,7 +56,7 @@ static void sort_devs(struct cmt_replay *r) {
 #define REFILL (LOOKAHEAD - BATCH)
 
 static inline int hot_event(unsigned type) {
-    return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK || type == CMT_REC_RELEASED;
+    return type == CMT_REC_ALLOC || type == CMT_REC_FREE || type == CMT_REC_RETRACK;
 }
 
 /* GCC deleted this (a "looping pure" function) while it used __builtin_prefetch: util.h's

@@ -43,7 +43,6 @@ static inline struct idx_memo *cmt_memo_slot(struct idx_memo *m, uint64_t a, uin
 }
 
 #define UNKNOWN_FREE_WAYS 64
-#define PENDING_FREES 256 /* frees in flight at once: about one per thread */
 struct cmt_replay_live {
     struct cmt_htab live;
     struct live_info *info; /* cmt_grow_big array; free ones chained from info_free - 1 */
@@ -90,15 +89,6 @@ struct cmt_replay_live {
     size_t napi, capapi;
     struct cmt_htab leak_map; /* (sdc index<<10 | kind<<2 | at, 0) -> leaks index */
     size_t capleaks, capooms, capmods;
-    /* frees whose bytes the driver still held (FREE flag DEFERRED): released at their RELEASED
-     * record, at the next ALLOC/RETRACK of the key, or at the end; the oldest first when full */
-    struct pending_free {
-        uint64_t ptr, granted, api;
-        uint32_t sdc;
-        uint8_t space;
-    } pend[PENDING_FREES];
-    uint32_t npend;
-    uint64_t released_api; /* the API of the FREE the last RELEASED ended (for the observer) */
     /* exact second pass */
     int snapshot_only;
     uint64_t *target_seq; /* per devs index (pass 2) */

@@ -75,13 +75,12 @@
  *   ALLOC      api, kind, flags, zvarint device, ptr, varint size, varint granted (0: = size),
  *              varint stack (0: none), varint ctx (0: none)
  *   FREE       api, flags, zvarint device (as recorded at allocation; -2 when unknown), ptr.
-              Its place in the order is taken before the real free is called (the allocation
-              ends there: a later ALLOC of the same key is a new allocation). With flag
-              DEFERRED (2.3) the memory is still held by the driver until the real free
-              returned: its bytes stay live until the RELEASED record of the same key that the
-              freeing thread writes then, or until the next ALLOC or RETRACK of that key (the
-              driver handed the address out again, so it had released it), whichever comes
-              first in the merged order (the end of the dump: the free never returned).
+ *              From 2.3 a free of a live allocation takes its place in the order (and its time)
+ *              when the real free returned, so the replayed live bytes never fall below what
+ *              the driver still held; but when the driver handed the same key to another thread
+ *              before the free returned (or a teardown swept the table meanwhile), its place is
+ *              the one reserved when the tracker untracked it, before the real free (so before
+ *              that reuse's ALLOC), with the time the thread read last before then.
  *   RETRACK    like ALLOC, then varint result: the real free refused (result) the pointer the
  *              previous FREE released; it is live again with these attributes
  *   OOM        api, zvarint device, varint size, varint stack, varint result
@@ -129,6 +128,10 @@
  *   SUBALLOC       varint op (enum cmt_suballoc_op), varint heap, varint ptr, varint size,
  *                  varint stack, str name: a pool allocator's own bookkeeping reported through the
  *                  NVTX memory-heap API (heap = the heap's address; regions live inside heaps)
+ *   PYTHON         varint state (enum cmt_py_state), varint version, str text (2.3): the
+ *                  structured form of the INFO "python" sentence written just before it (version:
+ *                  major << 16 | minor << 8 | micro, 0 when unknown; text: the version as the
+ *                  tracer read it, at most 32 bytes); readers of older dumps parse the sentence
  *
  * PYTHON FRAMES
  *   When CPython runs in the process the tracer also records, for each stack, the calling thread's
@@ -166,10 +169,10 @@
  *   2.1: proc_start_ticks and dump_id take the last 24 bytes of cmdline (1768 -> 1744 bytes). A 2.0
  *   dump's cmdline may run to offset 4096: a reader reads those fields only when version_minor >= 1.
  *   2.2: sequence numbers are hybrid logical clocks (ORDERING); the record layouts are unchanged.
-   2.3: FREE flag DEFERRED and the RELEASED record (a free's bytes end when the real free
-   returned); the PYTHON record; the header's exit_status slot (offset 340, reserved0 before:
-   zero in older dumps). EXIT status: from 2.3 the status as wait() reports it (status & 0xff);
-   readers show an older dump's status the same way.
+ *   2.3: a FREE's place is when the real free returned (RECORD ENCODING, FREE; the layout is
+ *   unchanged); the PYTHON record; the header's exit_status slot (offset 340, reserved0 before:
+ *   zero in older dumps). EXIT status: from 2.3 the status as wait() reports it (status & 0xff);
+ *   readers show an older dump's status the same way.
  *
  * IDENTITY
  *   A dump is the same dump (a copy, or the same file named twice) as another when host, pid,
@@ -221,8 +224,7 @@
     X(EXEC_FAILED, 0x48)                                                                           \
     X(API_NAME, 0x49)                                                                              \
     X(SUBALLOC, 0x4a)                                                                              \
-    X(RELEASED, 0x4b)                                                                              \
-    X(PYTHON, 0x4c)
+    X(PYTHON, 0x4b)
 
 enum cmt_rec {
 #define CMT_REC_ENUM(name, type) CMT_REC_##name = type,
@@ -274,7 +276,6 @@ enum cmt_flags {
     CMT_FLAG_PRIMARY = 0x10,       /* TEARDOWN: of a primary context */
     CMT_FLAG_AT_EXIT = 0x20,       /* TEARDOWN: after the process's EXIT record */
     CMT_FLAG_PER_THREAD = 0x40,    /* the call was a _ptsz/_ptds variant */
-    CMT_FLAG_DEFERRED = 0x80,      /* FREE (2.3): bytes held until its RELEASED record */
 };
 
 enum cmt_exit {

@@ -60,19 +60,6 @@ static inline __attribute__((always_inline)) void cmt_rec_free(enum cmt_api api,
     cmt_rec_free_as(false, api, flags, device, ptr, seq, now);
 }
 
-/* RELEASED (2.3): the real free of the FREE (flag DEFERRED) of (space, ptr) this thread recorded
- * returned: its bytes end now (the time, and a number after this thread's FREE, taken here). */
-static inline __attribute__((always_inline)) void cmt_rec_released_as(bool gated, unsigned space, uint64_t ptr) {
-    int64_t now = cmt_now();
-    uint8_t *p = cmt_rec_begin_as(1 + 2 * CMT_VARINT_MAX, cmt_seq(now), now, gated);
-    if (!p) return;
-    uint8_t *len = p++; /* the payload (at most 11 bytes): its length is one byte */
-    p = cmt_put_varint(p, space);
-    p = cmt_put_varint(p, ptr);
-    *len = (uint8_t)(p - len - 1);
-    cmt_rec_end(CMT_REC_RELEASED, p);
-}
-
 /* OOM or FAILED (type). */
 void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack, CUresult r) CMT_HIDDEN;
 /* TEARDOWN and EXIT take a definition's number after `after` (cmt_ptr_clock(): every allocation

@@ -32,7 +32,7 @@
  *   info key= value=       marker label= flags= domain=     unmatched name= version= flags=
  *   vmm op= ptr= size= handle=    pool handle= type= loc= op=    alert dev= live= threshold= caller=
  *   execfailed errno=
- *   released space= ptr=      RELEASED (2.3)     python state= version= text=   PYTHON (2.3)
+ *   python state= version= text=    PYTHON (2.3)
  *   (header exit_slot=N: the header's exit_status slot, 2.3)
  *   raw type=N hex=HEX        a record with this type and raw payload (ext types get a length)
  */
@@ -363,10 +363,6 @@ static void build(struct pb *pb, unsigned type) {
     case CMT_REC_EXEC_FAILED:
         put_z(pb, (int64_t)nval("errno", 0));
         break;
-    case CMT_REC_RELEASED:
-        put_v(pb, nval("space", 0));
-        put_v(pb, nval("ptr", 0));
-        break;
     case CMT_REC_PYTHON:
         put_v(pb, nval("state", 0));
         put_v(pb, nval("version", 0));
@@ -559,7 +555,7 @@ int main(int argc, char **argv) {
             {"vmm", CMT_REC_VMM_MAP},       {"info", CMT_REC_INFO},          {"marker", CMT_REC_MARKER},
             {"alert", CMT_REC_ALERT},       {"execfailed", CMT_REC_EXEC_FAILED},
             {"api", CMT_REC_API_NAME},      {"pycode", CMT_REC_PYCODE},
-            {"released", CMT_REC_RELEASED}, {"python", CMT_REC_PYTHON},
+            {"python", CMT_REC_PYTHON},
         };
         if (!strcmp(cmd, "header")) {
             do_header();
