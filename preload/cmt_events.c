@@ -307,7 +307,10 @@ static void untracked(struct cmt_call *c, enum cmt_untracked u, const struct cmt
 /* The general pre-hook's untrack. */
 static void untrack(struct cmt_call *c) {
     struct cmt_entry e;
-    untracked(c, cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e), &e);
+    untracked(c,
+              cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e, &c->free_seq,
+                          &c->free_time, &c->free_flags),
+              &e);
 }
 
 static void free_refused(struct cmt_call *c, CUresult r) {
@@ -342,7 +345,7 @@ static void graph_end(enum cmt_api api, uint64_t ptr) {
     struct cmt_entry e;
     uint64_t seq;
     int64_t now = cmt_now();
-    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq)) {
+    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq, NULL)) {
         cmt_rec_free(api, CMT_SPACE_ADDR, e.device, ptr, seq, now);
         cmt_live_add(e.device, -(int64_t)e.size, NULL);
     }
@@ -466,6 +469,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_IPC_CLOSE:
         /* the last reference unmaps: a free; an earlier one releases nothing */
         c->untracked = CMT_UNTRACK_NOTHING;
+        c->free_seq = 0;
         if (ipc_ref(c->ptr, 0) > 1) {
             ipc_ref(c->ptr, -1);
             c->untracked = CMT_UNTRACK_IPC_REF;
@@ -477,6 +481,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->untracked = CMT_UNTRACK_NOTHING;
+        c->free_seq = 0;
         if (c->ptr) untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
@@ -496,6 +501,8 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         track_alloc(c, r);
         break;
     case CMT_FAM_IPC_CLOSE:
+        if (c->free_seq) /* its FREE, now that the real close returned (before a RETRACK) */
+            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_seq, c->free_time);
         if (r != CUDA_SUCCESS) {
             if (c->untracked == CMT_UNTRACK_LIVE || c->untracked == CMT_UNTRACK_IPC_REF)
                 ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */

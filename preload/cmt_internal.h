@@ -108,7 +108,8 @@ struct cmt_call {
     enum cmt_untracked {     /* frees: what the pre-hook did (the post-hook undoes it if refused) */
         CMT_UNTRACK_NOTHING,  /* nothing recorded (a NULL pointer) */
         CMT_UNTRACK_UNKNOWN,  /* a FREE of an address that was not live was recorded */
-        CMT_UNTRACK_LIVE,     /* the live entry was removed (kept in `saved`) and a FREE recorded */
+        CMT_UNTRACK_LIVE,     /* the live entry was removed (kept in `saved`); its FREE recorded,
+                                 or to record when the real free returned (free_seq) */
         CMT_UNTRACK_CAPTURED, /* a free node of the graph being captured: nothing released now */
         CMT_UNTRACK_IPC_REF,  /* an IPC mapping's earlier reference: one reference dropped */
     } untracked;
@@ -120,6 +121,9 @@ struct cmt_call {
         uint8_t kind;
         uint8_t space;
     } saved;
+    uint64_t free_seq;       /* frees: the FREE still to write once the real free returned */
+    int64_t free_time;       /*   (cmt_free_late), with the number and time reserved; 0: none */
+    unsigned free_flags;
     int teardown_ctx;        /* ctx index to tear down after a successful destroy */
     uint32_t stack;          /* allocations: captured before the real call */
     uint16_t ctx_idx;        /* allocations: the current context (c->device: its device) */

@@ -125,6 +125,8 @@ static void emit_exit(int how, int status) {
     /* a vfork child (exec or _exit right after vfork, as posix_spawn-like code and Python's
      * subprocess do) shares our memory: its end is not ours */
     if (!cmt_writer_mine() || atomic_exchange(&cmt_exited, 1)) return;
+    status &= 0xff; /* as wait() reports it: exit(-1) is 255 */
+    cmt_writer_exit_slot(CMT_EXIT_SLOT(how, status)); /* whether or not the record finds room */
     cmt_rec_exit(cmt_ptr_clock(), how, status);
 }
 
@@ -159,6 +161,7 @@ CMT_EXPORT void _Exit(int status) { _exit(status); }
 static void exec_failed(int err) {
     if (!cmt_writer_mine()) return;
     atomic_store(&cmt_exited, 0);
+    cmt_writer_exit_slot(0); /* the process goes on */
     cmt_rec_exec_failed(err);
 }
 

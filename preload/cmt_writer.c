@@ -57,6 +57,10 @@ void cmt_counter_add(enum cmt_counter c, uint64_t n) {
     __atomic_fetch_add(ctr, n, __ATOMIC_RELAXED);
 }
 
+void cmt_writer_exit_slot(uint32_t v) {
+    if (cmt_writer_mine()) __atomic_store_n(&dump.hdr->exit_status, v, __ATOMIC_RELEASE);
+}
+
 void cmt_writer_set_stacks_available(bool yes) {
     if (dump.hdr) dump.hdr->stacks_available = yes;
 }

@@ -28,6 +28,8 @@
  *   EXEC_FAILED      errno=N
  *   API_NAME         id=ID name="..."
  *   SUBALLOC         op=N heap=0xH ptr=0xP size=N stack=ID name="..."
+ *   PYTHON           state=N version=0xV text="..."
+ * and last, when the header's exit_status slot is set (2.3): "# exit how=NAME status=S (header)".
  *   EXT_0xNN         len=N (an extension record this reader does not know)
  * api=NAME is the API_NAME of the id (api=N when unnamed); strings are quoted with C escapes.
  * With --raw, api and kind are numbers, and each line ends with " w=WRITER off=OFFSET".
@@ -264,6 +266,10 @@ int cmt_cmd_dump(int argc, char **argv) {
                     (unsigned long long)e->stack);
             qstr(f, e->str1, e->str1_len);
             break;
+        case CMT_REC_PYTHON:
+            fprintf(f, " state=%llu version=0x%llx text=", (unsigned long long)e->op, (unsigned long long)e->version);
+            qstr(f, e->str1, e->str1_len);
+            break;
         case CMT_REC_API_NAME:
             fprintf(f, " id=%llu name=", (unsigned long long)e->id);
             qstr(f, e->str1, e->str1_len);
@@ -273,6 +279,15 @@ int cmt_cmd_dump(int argc, char **argv) {
         }
         if (raw) fprintf(f, " w=%u off=%llu", e->writer, (unsigned long long)e->offset);
         fputc('\n', f);
+    }
+    uint32_t slot = h->version_major == 2 && h->version_minor >= 3 ? h->exit_status : 0;
+    if (rc >= 0 && (slot & CMT_EXIT_SLOT_SET)) {
+        static const char *const hn[] = {"0", "clean", "exit-immediate", "exec"};
+        unsigned how = slot >> 8 & 0xff;
+        if (how <= 3)
+            fprintf(f, "# exit how=%s status=%u (header)\n", hn[how], slot & 0xff);
+        else
+            fprintf(f, "# exit how=%u status=%u (header)\n", how, slot & 0xff);
     }
     int orc = cmt_close_output(f, out);
     if (rc < 0) {

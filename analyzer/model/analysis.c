@@ -700,6 +700,43 @@ static int python_off_cause(const char *info, char *why, size_t cap) {
     return 1;
 }
 
+/* The same from the PYTHON record's codes (2.3): 1 and why, 0 when Python frames were on, -1 for a
+ * state this reader does not know (then the INFO sentence is read instead). */
+static int python_off_code(const struct cmt_replay *r, char *why, size_t cap) {
+    char ver[48];
+    if (r->python_text[0])
+        snprintf(ver, sizeof ver, "%s", r->python_text);
+    else if (r->python_version)
+        snprintf(ver, sizeof ver, "%u.%u.%u", (unsigned)(r->python_version >> 16 & 0xff),
+                 (unsigned)(r->python_version >> 8 & 0xff), (unsigned)(r->python_version & 0xff));
+    else
+        snprintf(ver, sizeof ver, "?");
+    switch (r->python_state) {
+    case CMT_PY_ON:
+    case CMT_PY_ON_NO_EVAL: return 0;
+    case CMT_PY_NO_LAYOUT: {
+        static const int minors[] = {
+#define CMT_PY_MINOR(mi, ...) mi,
+            CMT_PY_LAYOUTS(CMT_PY_MINOR)
+#undef CMT_PY_MINOR
+        };
+        int lo = minors[0], hi = minors[0];
+        for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
+            if (minors[k] < lo) lo = minors[k];
+            if (minors[k] > hi) hi = minors[k];
+        }
+        snprintf(why, cap, "CPython %s has no frame layout entry (3.%d to 3.%d are supported)", ver, lo, hi);
+        return 1;
+    }
+    case CMT_PY_NO_SYMBOLS: snprintf(why, cap, "CPython %s lacks the symbols Python frames need", ver); return 1;
+    case CMT_PY_OBJECT_LAYOUT:
+        snprintf(why, cap,
+                 "CPython %s has an object layout this cumemtrack does not know (free-threaded or debug build?)", ver);
+        return 1;
+    default: return -1;
+    }
+}
+
 static struct cmt_note *note_for(struct cmt_analysis *a, int kind, const char *why, size_t proc) {
     struct cmt_note *nt = NULL;
     for (size_t k = 0; k < a->nnotes && !nt; k++)
@@ -726,8 +763,10 @@ static int build_notes(struct cmt_analysis *a) {
             const struct cmt_process *p = &a->procs[i];
             char why[256];
             uint64_t failed = p->hdr.counters[CMT_CTR_PYTHON_WALK_FAILED];
-            if (kind == CMT_NOTE_PYTHON_OFF && p->replay.python_info &&
-                python_off_cause(p->replay.python_info, why, sizeof why)) {
+            int coded = p->replay.python_state ? python_off_code(&p->replay, why, sizeof why) : -1;
+            if (kind == CMT_NOTE_PYTHON_OFF &&
+                (coded > 0 || (coded < 0 && p->replay.python_info &&
+                               python_off_cause(p->replay.python_info, why, sizeof why)))) {
                 if (!note_for(a, kind, why, i)) return -1;
             } else if (kind == CMT_NOTE_PYTHON_FAILED && failed) {
                 struct cmt_note *nt = note_for(a, kind, "", i);

@@ -165,6 +165,8 @@ static void read_proc(struct cmt_live *L, struct cmt_live_proc *p) {
         p->corrupt = 1;
         snprintf(p->err, sizeof p->err, "%s", cmt_dump_error(p->d));
     }
+    /* gone without an EXIT record: its end may be in the header's exit slot (2.3) */
+    if (final && !p->r.have_exit && !strcmp(pid_state, "died")) cmt_replay_exit_slot(&p->r, cmt_dump_header(p->d));
     /* everything read: the process was gone before this poll (another host: its EXIT was read) */
     p->drained = final && (!strcmp(pid_state, "died") || p->r.have_exit);
     p->state = p->r.have_exit ? "exited" : pid_state;

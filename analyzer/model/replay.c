@@ -840,6 +840,18 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         }
         free(r->python_info);
         r->python_info = v;
+        r->python_state = 0; /* until the PYTHON record that follows it (2.3) */
+        break;
+    }
+    case CMT_REC_PYTHON: {
+        size_t n = e->str1_len < sizeof r->python_text - 1 ? e->str1_len : sizeof r->python_text - 1;
+        for (size_t i = 0; i < n; i++) { /* shown in reports: no control characters */
+            unsigned char c = (unsigned char)e->str1[i];
+            r->python_text[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+        }
+        r->python_text[n] = 0;
+        r->python_state = e->op;
+        r->python_version = e->version;
         break;
     }
     case CMT_REC_API_NAME: {
@@ -929,6 +941,15 @@ void cmt_replay_finish(struct cmt_replay *r) {
     if (r->nleaks > 1) qsort(r->leaks, r->nleaks, sizeof *r->leaks, cmp_leak);
     if (cmt_marker_log_finish(&r->marks, t->sdc, t->nsdc) != 0) cmt_replay_lost(r);
     if (cmt_heaps_finish(r->heaps) != 0) cmt_replay_lost(r);
+}
+
+void cmt_replay_exit_slot(struct cmt_replay *r, const struct cmt_file_header *h) {
+    if (r->have_exit || !h || h->version_major != 2 || h->version_minor < 3) return;
+    uint32_t v = h->exit_status, how = v >> 8 & 0xff;
+    if (!(v & CMT_EXIT_SLOT_SET) || how < CMT_EXIT_CLEAN || how > CMT_EXIT_EXEC) return;
+    r->have_exit = 1;
+    r->exit_how = how;
+    r->exit_status = v & 0xff;
 }
 
 void cmt_replay_free(struct cmt_replay *r) {

@@ -191,6 +191,10 @@ struct cmt_replay {
     size_t nimported, capimported;
     char *python_info; /* the last INFO "python" note (NUL-terminated copy), NULL when none: whether
                           the tracer recorded Python frames ("CPython 3.7.16 has no frame layout ...") */
+    /* the same as codes, from the PYTHON record that follows it (2.3): python_state 0 when the dump
+     * has none (older dumps: read python_info); python_text the version as the tracer read it */
+    uint64_t python_state, python_version;
+    char python_text[40];
 
     struct cmt_replay_live *t; /* internal */
 };
@@ -201,6 +205,9 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n);
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *ev);
 /* Ends the stream: what is live becomes a leak ("exit", or "died" when no EXIT was seen). */
 void cmt_replay_finish(struct cmt_replay *r);
+/* Before cmt_replay_finish: a dump without an EXIT record whose header's exit_status slot (2.3) was
+ * set ended that way (its EXIT record found no room). */
+void cmt_replay_exit_slot(struct cmt_replay *r, const struct cmt_file_header *h);
 void cmt_replay_free(struct cmt_replay *r);
 /* After the stream (cmt_replay_dump done): frees the tables only events need (live and recently
  * freed pointers), keeping the summaries, stacks and definitions; no more events may follow. */

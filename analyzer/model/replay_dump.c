@@ -144,6 +144,7 @@ static int replay_pass(struct cmt_replay *r, struct cmt_dump *d) {
 int cmt_replay_dump(struct cmt_replay *r, struct cmt_dump *d) {
     cmt_dump_rewind(d);
     if (replay_pass(r, d) < 0) return -1;
+    cmt_replay_exit_slot(r, cmt_dump_header(d));
     cmt_replay_finish(r);
     sort_devs(r);
     return 0;

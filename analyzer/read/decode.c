@@ -133,6 +133,8 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
     case CMT_REC_EXIT:
         e->exit_how = cmt_get_varint(c);
         e->exit_status = cmt_get_zvarint(c);
+        /* as wait() reports it (before 2.3 the tracer wrote exit()'s argument: -1 for 255) */
+        if (e->exit_how == CMT_EXIT_CLEAN || e->exit_how == CMT_EXIT_IMMEDIATE) e->exit_status &= 0xff;
         break;
     case CMT_REC_MODULE_LOAD: {
         e->id = cmt_get_varint(c);
@@ -209,6 +211,11 @@ static int decode_payload(struct cmt_cursor *c, struct cmt_stream *s, struct cmt
             *why = "region of more than 2^57 bytes, or ending past 2^64 (ptr + size overflows)";
             return -1;
         }
+        break;
+    case CMT_REC_PYTHON:
+        e->op = cmt_get_varint(c);      /* enum cmt_py_state */
+        e->version = cmt_get_varint(c); /* major << 16 | minor << 8 | micro */
+        e->str1 = cmt_get_str(c, &e->str1_len, CMT_MAX_STR);
         break;
     default:
         if (t < CMT_REC_EXT_FIRST) {

@@ -56,7 +56,8 @@ struct cmt_event {
                                 label/domain; UNMATCHED_PROC name; API_NAME name; SUBALLOC name */
     size_t str1_len, str2_len;
     uint64_t handle; /* CTX: the CUcontext; VMM_MAP: the allocation handle */
-    uint64_t op;     /* VMM_MAP, POOL, SUBALLOC: the operation (enum cmt_sub_op for SUBALLOC) */
+    uint64_t op;     /* VMM_MAP, POOL, SUBALLOC: the operation (enum cmt_sub_op for SUBALLOC);
+                        PYTHON: the state (enum cmt_py_state; version: the CPython version, str1 its text) */
     uint64_t heap;   /* SUBALLOC: the NVTX heap */
     /* POOL */
     uint64_t pool, location_type;

@@ -77,7 +77,7 @@ class SizeError(ValueError):
     pass
 
 
-# The grammar of the analyzer's cmt_parse_size (analyzer/util.c): digits, then optionally blanks
+# The grammar of the analyzer's cmt_parse_size (analyzer/util/util.c): digits, then optionally blanks
 # and a unit: B, or K M G T (powers of 1024, any case) alone or followed by "B", "iB" or "ib".
 _SIZE = re.compile(r"([0-9]+)(?:[ \t]*([^ \t].*))?\Z", re.S)
 _UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}

@@ -16,7 +16,7 @@
  *
  * Environment: FAKECUDA_DEVICES, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, FAKECUDA_MEM_MB,
  * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE,
- * FAKECUDA_GATE.
+ * FAKECUDA_GATE, FAKECUDA_FREE_US.
  * See tests/fakecuda/README.md (format, variables, semantics).
  */
 #include <cuda.h>
@@ -243,9 +243,9 @@ static void fk_trace_call(const char *fn)
  * thread's cuMemRelease has returned (at most 10 s). fakecuda_gate_wait() returns 0 once that
  * thread is held (-1 after 10 s): a test can then act "after the create returned, before the
  * creating thread goes on", deterministically. */
-static int fk_gate;
+static int fk_gate;       /* 1: FAKECUDA_GATE=1 (a create held), 2: FAKECUDA_GATE=free (a free held) */
 static int fk_gate_state; /* 0 idle, 1 armed, 2 held, 3 open */
-static __thread int fk_gate_mine;
+static __thread int fk_gate_mine; /* 1: hold at the next entry; 2 (free gate): open at the next entry */
 static pthread_mutex_t fk_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fk_gate_cond = PTHREAD_COND_INITIALIZER;
 
@@ -273,7 +273,7 @@ static void fk_gate_hold(void)
 
 static void fk_gate_set(int from, int to, int mine)
 {
-    if (!fk_gate)
+    if (fk_gate != 1)
         return;
     pthread_mutex_lock(&fk_gate_lock);
     if (fk_gate_state == from && !fk_gate_mine) {
@@ -281,6 +281,49 @@ static void fk_gate_set(int from, int to, int mine)
         fk_gate_mine = mine;
         pthread_cond_broadcast(&fk_gate_cond);
     }
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+/* FAKECUDA_GATE=free: the first cuMemRelease / cuMemFree_v2 that finds something to free is held
+ * inside the driver, the memory still allocated, until another thread, after one of its
+ * allocations (cuMemCreate / cuMemAlloc_v2) returned, enters the driver again (at most 10 s): a
+ * test can make an allocation complete (and be recorded) while a free is inside the driver. */
+static int fk_free_us; /* FAKECUDA_FREE_US: a free's time inside the driver, memory still held */
+
+static void fk_gate_free_hold(void)
+{
+    if (fk_free_us > 0)
+        usleep((useconds_t)fk_free_us);
+    if (fk_gate != 2)
+        return;
+    pthread_mutex_lock(&fk_gate_lock);
+    if (fk_gate_state == 0) {
+        fk_gate_state = 2;
+        pthread_cond_broadcast(&fk_gate_cond);
+        if (fk_gate_until(3) != 0)
+            fprintf(stderr, "fakecuda: gate: no allocation by another thread in 10 s\n");
+    }
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+/* An allocation returned: with a free held (FAKECUDA_GATE=free), this thread opens the gate at its
+ * next driver entry. */
+static void fk_gate_allocated(void)
+{
+    if (fk_gate != 2)
+        return;
+    pthread_mutex_lock(&fk_gate_lock);
+    if (fk_gate_state == 2)
+        fk_gate_mine = 2;
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+static void fk_gate_open(void)
+{
+    fk_gate_mine = 0;
+    pthread_mutex_lock(&fk_gate_lock);
+    fk_gate_state = 3;
+    pthread_cond_broadcast(&fk_gate_cond);
     pthread_mutex_unlock(&fk_gate_lock);
 }
 
@@ -297,7 +340,7 @@ FK_EXPORT int fakecuda_gate_wait(void)
         if (fk_trace)                                                                              \
             fk_trace_call(__func__);                                                               \
         if (fk_gate_mine)                                                                          \
-            fk_gate_hold();                                                                        \
+            fk_gate_mine == 2 ? fk_gate_open() : fk_gate_hold();                                   \
     } while (0)
 #define NEED_INIT()                                                                                \
     do {                                                                                           \
@@ -603,7 +646,8 @@ static void fk_env(void)
     if ((e = getenv("FAKECUDA_MEM_MB")) && *e)
         fk_mem_limit = (size_t)strtoull(e, NULL, 10) << 20;
     fk_trace = (e = getenv("FAKECUDA_TRACE")) && *e && strcmp(e, "0");
-    fk_gate = (e = getenv("FAKECUDA_GATE")) && *e && strcmp(e, "0");
+    fk_free_us = (e = getenv("FAKECUDA_FREE_US")) ? atoi(e) : 0;
+    fk_gate = (e = getenv("FAKECUDA_GATE")) && *e && strcmp(e, "0") ? (strcmp(e, "free") ? 1 : 2) : 0;
     fk_fast = (e = getenv("FAKECUDA_FAST")) && *e && strcmp(e, "0");
     fk_gt_sync = (e = getenv("FAKECUDA_GROUND_TRUTH_SYNC")) && *e && strcmp(e, "0");
     if ((e = getenv("FAKECUDA_GROUND_TRUTH")) && *e)
@@ -1904,7 +1948,10 @@ FK_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
         if (fk_fast_alloc(dptr, size, &r))
             return r;
     }
-    return fk_alloc_linear(dptr, size, CMT_KIND_DEVICE, FK_CUR(), NULL);
+    CUresult r = fk_alloc_linear(dptr, size, CMT_KIND_DEVICE, FK_CUR(), NULL);
+    if (r == CUDA_SUCCESS)
+        fk_gate_allocated();
+    return r;
 }
 
 FK_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
@@ -1912,6 +1959,14 @@ FK_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
     ENTER();
     if (fk_fast && fk_in_arena((uintptr_t)p))
         return fk_fast_free((uintptr_t)p);
+    if ((fk_gate == 2 || fk_free_us > 0) && p) {
+        pthread_mutex_lock(&fk_lock);
+        struct fk_alloc **link;
+        int live = fk_find((uintptr_t)p, CMT_SPACE_ADDR, &link) != NULL;
+        pthread_mutex_unlock(&fk_lock);
+        if (live)
+            fk_gate_free_hold(); /* the memory is still allocated meanwhile */
+    }
     return fk_free_linear((uintptr_t)p, FK_DEVMASK, CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -2871,6 +2926,7 @@ FK_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     }
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)v;
     fk_gate_set(0, 1, 1);
+    fk_gate_allocated();
     return CUDA_SUCCESS;
 }
 
@@ -2880,6 +2936,11 @@ FK_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     NEED_INIT();
     pthread_mutex_lock(&fk_lock);
     struct fk_vmm *v = fk_vmm_of(h, NULL);
+    pthread_mutex_unlock(&fk_lock);
+    if (v)
+        fk_gate_free_hold(); /* FAKECUDA_GATE=free: the memory is still allocated meanwhile */
+    pthread_mutex_lock(&fk_lock);
+    v = fk_vmm_of(h, NULL);
     if (!v) {
         pthread_mutex_unlock(&fk_lock);
         return CUDA_ERROR_INVALID_VALUE;
