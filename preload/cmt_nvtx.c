@@ -12,10 +12,14 @@
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
+/* the types and ids only: an injection library implements the API, it does not load one (the
+ * headers' implementation part is NVTX's loader, which would dlopen an injection itself) */
+#define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
 
