@@ -135,6 +135,9 @@ extern int (*cmt_real_dlclose)(void *) CMT_HIDDEN;
 void cmt_dl_init(void) CMT_HIDDEN;
 bool cmt_is_own_address(const void *p) CMT_HIDDEN;
 void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from here */
+struct dl_phdr_info;
+/* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */
+void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) CMT_HIDDEN;
 
 /* cmt_main.c: lazy initialisation (safe to call from anywhere, any number of times); inline: the
  * done-and-not-a-fresh-fork-child check every hook makes. */

@@ -42,18 +42,6 @@ static uint64_t str_hash(const char *s) {
     return h;
 }
 
-void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) {
-    *lo = UINTPTR_MAX;
-    *hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < *lo) *lo = a;
-        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
-    }
-}
-
 static size_t build_id(const struct dl_phdr_info *info, const uint8_t **out) {
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];

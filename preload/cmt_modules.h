@@ -21,8 +21,5 @@ static inline void cmt_modules_check(void) {
 /* Rescans if some address is in no known module. */
 void cmt_modules_cover(const void *const *ips, unsigned n);
 void cmt_modules_fork_child(void);
-struct dl_phdr_info;
-/* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */
-void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 
 #endif
