@@ -12,7 +12,6 @@
 #include "cmt_internal.h"
 #include "cmt_records.h"
 #include "cmt_modules.h"
-#include "cmt_stacks.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -28,6 +27,7 @@ static struct module *mods;
 static size_t nmods, capmods;
 static uint32_t next_id;
 _Atomic int cmt_modules_dirty = 1;
+_Atomic uint32_t cmt_modules_unloaded;
 static unsigned long long seen_adds, seen_subs; /* dl_iterate_phdr's counters at the last scan */
 
 void cmt_modules_mark_dirty(void) {
@@ -131,7 +131,7 @@ void cmt_modules_rescan(void) {
     }
     /* code really went away (a dlclose that dropped the last reference, or an unload inside libc):
      * return addresses may now mean other code */
-    if (unloaded) cmt_stacks_code_unloaded();
+    if (unloaded) atomic_fetch_add_explicit(&cmt_modules_unloaded, 1, memory_order_relaxed);
     pthread_mutex_unlock(&lock);
 }
 
