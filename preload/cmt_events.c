@@ -574,12 +574,6 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
             teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx),
                      0);
         break;
-    case CMT_FAM_GETPROC:
-        if (r == CUDA_SUCCESS && c->out) {
-            void **pfn = c->out;
-            *pfn = cmt_getproc_swap(c->sym, c->version, c->flags64, *pfn);
-        }
-        break;
     default: break;
     }
     cmt_leave();

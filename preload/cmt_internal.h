@@ -62,7 +62,7 @@ enum cmt_family {
     CMT_FAM_GETPROC,
 };
 
-/* Static description of a hooked variant (generated). */
+/* Static description of a hooked variant (generated: cmt_apis.c). */
 struct cmt_api_info {
     const char *sym;
     const char *base;
@@ -70,9 +70,11 @@ struct cmt_api_info {
     int per_thread;
     enum cmt_family family;
     int kind;
-    void *wrapper;
 };
 extern const struct cmt_api_info cmt_apis[CMT_API_COUNT] CMT_HIDDEN;
+/* Each variant's exported wrapper (generated with the wrappers: cmt_wrappers.c), for the layer of
+ * the wrappers: what dlsym hands out (cmt_dlhooks.c) and the wrappers pass to cmt_getproc_swap. */
+extern void *const cmt_api_wrappers[CMT_API_COUNT] CMT_HIDDEN;
 
 /* One intercepted call, filled by the generated wrapper. */
 struct cmt_call {
