@@ -609,6 +609,7 @@ void cmt_events_fork_child(void) {
     atomic_store(&cmt_exited, 0);
     atomic_store(&cmt_exiting, 0); /* the handler itself is inherited */
 }
+CMT_LIFECYCLE(events, 90, NULL, cmt_events_fork_child);
 
 /* ---- array sizes (what was asked for; the driver may round up) ---- */
 

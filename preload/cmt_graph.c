@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmt_graph.h"
+#include "cmt_init.h"
 #include "cmt_writer.h"
 
 #define HASH_NONFATAL_OOM 1
@@ -122,3 +123,4 @@ void cmt_graph_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
     graphs = captures = execs = NULL; /* abandoned: the parent's */
 }
+CMT_LIFECYCLE(graph, 80, NULL, cmt_graph_fork_child);

@@ -13,6 +13,7 @@
 
 #include "cmt_format.h"
 #include "cmt_hooks.h"
+#include "cmt_init.h" /* cmt_init(): lazy initialisation, safe to call from anywhere, any number of times */
 #include "cmt_state.h"
 
 #define CMT_HIDDEN __attribute__((visibility("hidden")))
@@ -140,18 +141,6 @@ void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from 
 struct dl_phdr_info;
 /* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */
 void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) CMT_HIDDEN;
-
-/* cmt_main.c: lazy initialisation (safe to call from anywhere, any number of times); inline: the
- * done-and-not-a-fresh-fork-child check every hook makes. */
-extern _Atomic int cmt_init_state CMT_HIDDEN;          /* 0 no, 1 running, 2 done */
-extern volatile uint64_t *cmt_fork_token CMT_HIDDEN;  /* reads 0 in a forked child (see cmt_main.c) */
-void cmt_init_slow(void) CMT_HIDDEN;
-static inline void cmt_init(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&cmt_init_state, memory_order_acquire) == 2) &&
-        CMT_LIKELY(!cmt_fork_token || *cmt_fork_token))
-        return;
-    cmt_init_slow();
-}
 
 /* cmt_log.c: one-line messages to stderr without allocating. */
 extern bool cmt_log_quiet CMT_HIDDEN; /* CUMEMTRACK_QUIET */

@@ -171,3 +171,4 @@ void cmt_modules_fork_child(void) {
     atomic_store(&cmt_modules_dirty, 1);
     cmt_gate_close();
 }
+CMT_LIFECYCLE(modules, 50, NULL, cmt_modules_fork_child);

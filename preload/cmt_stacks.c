@@ -631,3 +631,4 @@ void cmt_stacks_fork_child(void) {
     atomic_store(&next_id, 0);
     memset(&cache, 0, sizeof cache);
 }
+CMT_LIFECYCLE(stacks, 30, NULL, cmt_stacks_fork_child);
