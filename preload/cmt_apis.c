@@ -6,7 +6,7 @@
 #include "cmt_internal.h"
 
 const struct cmt_api_info cmt_apis[CMT_API_COUNT] = {
-#define CMT_API_INFO(sym, base, ver, pt, fam, knd, params, args, fill)                            \
+#define CMT_API_INFO(sym, base, ver, pt, fam, knd, params, args, fill)                                                 \
     [CMT_API_##sym] = {#sym, base, ver, pt, CMT_FAM_##fam, CMT_KIND_##knd},
     CMT_HOOKS(CMT_API_INFO)
 #undef CMT_API_INFO

@@ -89,4 +89,3 @@ void cmt_init_slow(void) {
     initialising = false;
     atomic_store_explicit(&cmt_init_state, 2, memory_order_release);
 }
-

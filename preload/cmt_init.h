@@ -19,7 +19,7 @@
 #include "cmt_state.h"
 
 /* inline: the done-and-not-a-fresh-fork-child check every hook makes */
-extern _Atomic int cmt_init_state CMT_STATE_HIDDEN;         /* 0 no, 1 running, 2 done */
+extern _Atomic int cmt_init_state CMT_STATE_HIDDEN;        /* 0 no, 1 running, 2 done */
 extern volatile uint64_t *cmt_fork_token CMT_STATE_HIDDEN; /* reads 0 in a forked child (see cmt_init.c) */
 void cmt_init_slow(void) CMT_STATE_HIDDEN;
 static inline void cmt_init(void) {
@@ -39,9 +39,9 @@ struct cmt_lifecycle {
 };
 /* CMT_LIFECYCLE(name, order, init, fork_child); at file scope, once per module: a pointer to the
  * module's steps in the section cmt_lifecycle, which the linker gathers into one array. */
-#define CMT_LIFECYCLE(name, ord, init_fn, fork_fn)                                                 \
-    static const struct cmt_lifecycle cmt_lifecycle_##name = {(ord), (init_fn), (fork_fn)};        \
-    __attribute__((used, section("cmt_lifecycle"))) static const struct cmt_lifecycle              \
-        *const cmt_lifecycle_at_##name = &cmt_lifecycle_##name
+#define CMT_LIFECYCLE(name, ord, init_fn, fork_fn)                                                                     \
+    static const struct cmt_lifecycle cmt_lifecycle_##name = {(ord), (init_fn), (fork_fn)};                            \
+    __attribute__((used, section("cmt_lifecycle"))) static const struct cmt_lifecycle *const cmt_lifecycle_at_##name = \
+        &cmt_lifecycle_##name
 
 #endif

@@ -85,7 +85,7 @@ void *cmt_real_getproc(const char *base, int version, cuuint64_t flags) {
     cmt_drv_##name##_t cmt_drv_##name##_slow(void) {                                                                   \
         if (atomic_load(&drv_##name##_tried) > 3) return NULL;                                                         \
         atomic_fetch_add(&drv_##name##_tried, 1);                                                                      \
-        void *f = cmt_real_getproc(#name, ver, 0);                                                                         \
+        void *f = cmt_real_getproc(#name, ver, 0);                                                                     \
         if (!f) f = driver_sym(exported);                                                                              \
         if (f) atomic_store_explicit(&cmt_drv_##name##_ptr, f, memory_order_release);                                  \
         return (cmt_drv_##name##_t)f;                                                                                  \
