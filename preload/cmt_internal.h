@@ -1,6 +1,7 @@
 /*
  * cmt_internal.h — what the modules of the preload share: the per-call descriptor, API ids
  * generated from cmt_hooks.h, the thread-local state, and the small helpers every module uses.
+ * The modules' layers: layers.txt (bottom first); which module owns which concept: README.md.
  */
 #ifndef CMT_INTERNAL_H
 #define CMT_INTERNAL_H
