@@ -577,12 +577,6 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
             teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx),
                      0);
         break;
-    case CMT_FAM_GETPROC:
-        if (r == CUDA_SUCCESS && c->out) {
-            void **pfn = c->out;
-            *pfn = cmt_getproc_swap(c->sym, c->version, c->flags64, *pfn);
-        }
-        break;
     default: break;
     }
     cmt_leave();
@@ -618,6 +612,7 @@ void cmt_events_fork_child(void) {
     atomic_store(&cmt_exited, 0);
     atomic_store(&cmt_exiting, 0); /* the handler itself is inherited */
 }
+CMT_LIFECYCLE(events, 90, NULL, cmt_events_fork_child);
 
 /* ---- array sizes (what was asked for; the driver may round up) ---- */
 

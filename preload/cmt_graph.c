@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmt_graph.h"
+#include "cmt_init.h"
 #include "cmt_internal.h"
 #include "cmt_resolve.h"
 #include "cmt_writer.h"
@@ -389,3 +390,4 @@ void cmt_graph_fork_child(void) {
     stacks = NULL; /* abandoned: the parent's */
     execs = NULL;
 }
+CMT_LIFECYCLE(graph, 80, NULL, cmt_graph_fork_child);

@@ -77,6 +77,7 @@ void cmt_marks_init(void) {
         sigaction(sig, &sa, NULL);
     }
 }
+CMT_LIFECYCLE(marks, 20, cmt_marks_init, NULL);
 
 /* The public entry point (include/cumemtrack.h). */
 CMT_EXPORT void cmt_mark(const char *label) {

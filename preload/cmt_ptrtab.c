@@ -113,3 +113,4 @@ void cmt_ptr_fork_child(void) {
      * state starts from scratch too). The parent's arrays are abandoned, not freed. */
     memset(cmt_ptr_stripes, 0, sizeof cmt_ptr_stripes);
 }
+CMT_LIFECYCLE(ptrtab, 20, NULL, cmt_ptr_fork_child);

@@ -445,3 +445,4 @@ void cmt_python_fork_child(void) {
     pthread_mutex_init(&codes_lock, NULL);
     pthread_mutex_init(&detect_lock, NULL);
 }
+CMT_LIFECYCLE(python, 40, NULL, cmt_python_fork_child);

@@ -207,13 +207,6 @@ struct tcache {
     uint32_t serial;
 };
 
-/* bumped when a library is unloaded: frame sizes and stacks keyed by return address start over */
-static _Atomic uint32_t code_epoch;
-
-void cmt_stacks_code_unloaded(void) {
-    atomic_fetch_add_explicit(&code_epoch, 1, memory_order_relaxed);
-}
-
 static __thread struct {
     uint32_t gen, epoch;
     int state;        /* 0 unknown, 1 usable, -1 not for this thread */
@@ -245,7 +238,7 @@ static void sc_make_key(void) {
 
 static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
-    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_relaxed);
+    uint32_t epoch = atomic_load_explicit(&cmt_modules_unloaded, memory_order_relaxed);
     if (CMT_UNLIKELY(sc.gen != gen || sc.epoch != epoch)) {
         sc.gen = gen;
         sc.epoch = epoch;
@@ -638,3 +631,4 @@ void cmt_stacks_fork_child(void) {
     atomic_store(&next_id, 0);
     memset(&cache, 0, sizeof cache);
 }
+CMT_LIFECYCLE(stacks, 30, NULL, cmt_stacks_fork_child);

@@ -18,9 +18,6 @@
  * words, which lets a per-thread cache recognise a call site whose stack has not changed. */
 uint32_t cmt_stack_capture(const void *frame);
 void cmt_stacks_fork_child(void);
-/* A library was unloaded (cmt_modules_rescan found a module gone): the per-thread stack caches,
- * keyed by return address, start over. */
-void cmt_stacks_code_unloaded(void);
 /* Raw return addresses of the current stack (0 when libunwind is missing). */
 int cmt_stack_raw(void **buf, int n);
 

@@ -297,3 +297,4 @@ void cmt_vmm_fork_child(void) {
     handles = NULL; /* abandoned: another thread may have been inside them */
     mappings = NULL;
 }
+CMT_LIFECYCLE(vmm, 70, NULL, cmt_vmm_fork_child);

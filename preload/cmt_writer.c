@@ -698,3 +698,4 @@ void cmt_writer_fork_child(void) {
     nfree_slots = 0;
     memset(&cmt_tls, 0, sizeof cmt_tls);
 }
+CMT_LIFECYCLE(writer, 10, NULL, cmt_writer_fork_child);

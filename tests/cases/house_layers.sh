@@ -4,6 +4,7 @@
 # or the folders below, and no modules use each other in a circle (scripts/layers.py). The build
 # already refuses an upward #include (each folder compiles with the include paths of the folders
 # below it only); this checks the calls too, and that every analyzer source lies in a layer folder.
+# The same for the tracer's modules, layered by preload/layers.txt.
 set -u
 fail() { echo "FAIL: $*"; exit 1; }
 command -v nm >/dev/null || { echo "no nm"; exit 77; }
@@ -41,4 +42,31 @@ python3 "$root/scripts/layers.py" --quiet --layers inverted.txt $objs >inverted.
     fail "layers.py passed a layer order with render below model"
 grep -q '^upward: ' inverted.out || fail "layers.py named no upward use"
 echo "ok analyzer layers: $(wc -l <layers.txt) folders, no circle, no upward use"
+
+# The tracer (preload/): its layers are preload/layers.txt (bottom first; preload/README.md says
+# what each module owns). Every tracer source (each .c but cmt_mark_stub.c, which is the separate
+# libcumemtrack_mark.so, and cmt_tramp.S) lies in exactly one layer, no layer names a module that
+# has no source, and the built objects use no module above their own layer and none in a circle.
+ptxt=$root/preload/layers.txt
+[ -f "$ptxt" ] || fail "no preload/layers.txt"
+grep -v '^#' "$ptxt" | sed 's/^[^:]*://' | tr ' ' '\n' | sed '/^$/d' | sort >placed
+dup=$(uniq -d placed)
+[ -z "$dup" ] || fail "preload modules in more than one layer: $dup"
+(cd "$root/preload" && ls *.c *.S) | grep -vx cmt_mark_stub.c | sed 's/\.[cS]$//' | sort >sources
+diff sources placed >placed.diff || { cat placed.diff; fail "preload sources (<) and the modules of preload/layers.txt (>) differ"; }
+pobjs=()
+while read -r m; do
+    [ -f "$CMT_BUILD/preload/$m.o" ] || fail "no object $CMT_BUILD/preload/$m.o: make"
+    pobjs+=("$CMT_BUILD/preload/$m.o")
+done <sources
+python3 "$root/scripts/layers.py" --quiet --layers "$ptxt" "${pobjs[@]}" >players.out
+rc=$?
+cat players.out
+[ $rc -eq 0 ] || fail "the tracer's layers are broken (above)"
+# the check itself catches an upward use in the tracer: the writer's layer moved to the top
+{ grep -v '^#' "$ptxt" | grep -v '^writer:'; grep '^writer:' "$ptxt"; } >pinverted.txt
+python3 "$root/scripts/layers.py" --quiet --layers pinverted.txt "${pobjs[@]}" >pinverted.out &&
+    fail "layers.py passed a tracer layer order with the writer on top"
+grep -q '^upward: .*uses cmt_writer' pinverted.out || fail "layers.py named no upward use of cmt_writer"
+echo "ok tracer layers: $(grep -vc '^#' "$ptxt") layers, $(wc -l <sources) modules, no circle, no upward use"
 echo PASS

@@ -25,7 +25,8 @@ $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c
 
 # the sequence numbers (preload/cmt_seq.c) with chosen times
 test-programs: $(UNIT)/test_seq
-$(UNIT)/test_seq: tests/unit/test_seq.c preload/cmt_seq.c preload/cmt_seq.h preload/cmt_state.h include/cmt_format.h
+$(UNIT)/test_seq: tests/unit/test_seq.c preload/cmt_seq.c preload/cmt_seq.h preload/cmt_state.h preload/cmt_init.h \
+		include/cmt_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/test_seq.c preload/cmt_seq.c -o $@ -lpthread
 
