@@ -1,11 +1,10 @@
 /*
  * analysis.c — the model every renderer reads: loads and replays dumps (on several threads),
- * merges them, symbolizes/suppresses/sorts the leaks, merges GPUs by UUID and judges the
- * imbalance. See analysis.h.
+ * merges them, symbolizes (stack.c), suppresses and sorts the leaks, merges GPUs by UUID and
+ * judges the imbalance; notes and anomalies are worded in notes.c. See analysis.h.
  */
 #include "analysis.h"
 
-#include "../../preload/cmt_python.h" /* CMT_PY_LAYOUTS: the CPython versions the tracer walks */
 #include "gpumerge.h"
 #include "running.h"
 
@@ -17,208 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *cmt_anomaly_hint(int an) {
-    switch (an) {
-    case CMT_AN_UNKNOWN_FREE:
-        return "frees of pointers never seen allocated: allocated before tracing started or by an untracked path";
-    case CMT_AN_DOUBLE_FREE:
-        return "the same pointer freed twice without a new allocation in between: a bug in the program";
-    case CMT_AN_FAILED_FREE:
-        return "the driver refused a free; the pointer stayed allocated";
-    case CMT_AN_FAILED_CALLS:
-        return "calls that failed with an error other than out-of-memory: allocations, and frees the driver "
-               "refused of pointers the dump never saw allocated (nothing was freed)";
-    case CMT_AN_DROPPED_EVENTS:
-        return "disk full or size limit: set CUMEMTRACK_OUTPUT to a larger filesystem";
-    case CMT_AN_DROPPED_STACKS:
-        return "stack table full or out of memory: some leaks show no stack; lower CUMEMTRACK_DEPTH";
-    case CMT_AN_TABLE_FULL:
-        return "a table of the tracker was full: what it could not hold was not followed";
-    case CMT_AN_TRUNCATED_DUMPS:
-        return "a dump ends inside a block: copied while written, or the filesystem filled up; read up to its last "
-               "intact record";
-    case CMT_AN_UNREADABLE_DUMPS:
-        return "dumps that could not be read (named on stderr): their processes are missing from every figure";
-    case CMT_AN_RUNNING_PROCESSES:
-        return "still running when read (same host, pid and start time): live memory is live now, not leaked";
-    case CMT_AN_DIED_PROCESSES:
-        return "killed before exit (signal, OOM killer, kill -9): leaks are what was live when it died";
-    case CMT_AN_UNMATCHED_PROC:
-        return "cuGetProcAddress entry points passed through untracked: the CUDA version is newer than the tracer";
-    case CMT_AN_CAPTURED_ALLOCATIONS:
-        return "allocations made during stream capture (graph nodes): never counted as live";
-    }
-    return "";
-}
-
-const char *cmt_anomaly_text(const struct cmt_analysis *a, int an, char *buf, size_t cap) {
-    if (an == CMT_AN_UNKNOWN_FREE && a->anomalies[CMT_AN_DROPPED_EVENTS]) {
-        snprintf(buf, cap,
-                 "frees of pointers the dump does not show allocated: events were dropped (their "
-                 "allocations may be among them), or allocated before tracing started or by an untracked "
-                 "path; not evidence of a double free");
-        return buf;
-    }
-    snprintf(buf, cap, "%s", cmt_anomaly_hint(an));
-    if (an != CMT_AN_TABLE_FULL || !cap) return buf;
-    static const char *const what[] = {
-#define CMT_TABLE_WHAT(id, ctr, w) [id] = w,
-        CMT_TABLES(CMT_TABLE_WHAT)
-#undef CMT_TABLE_WHAT
-    };
-    size_t n = 0;
-    const char *sep = "the tracker's tables were full: ";
-    for (int k = 0; k < CMT_TABLE_COUNT && n < cap; k++) {
-        if (!a->table_full[k]) continue;
-        int w = snprintf(buf + n, cap - n, "%s%s: %llu", sep, what[k], (unsigned long long)a->table_full[k]);
-        if (w < 0) break;
-        n += (size_t)w;
-        sep = "; ";
-    }
-    return buf;
-}
-
-int cmt_anomaly_distrusts(int an) {
-    switch (an) {
-    case CMT_AN_UNREADABLE_DUMPS:
-    case CMT_AN_TRUNCATED_DUMPS:
-    case CMT_AN_DROPPED_EVENTS:
-    case CMT_AN_TABLE_FULL:
-    case CMT_AN_UNKNOWN_FREE:
-        return 1;
-    }
-    return 0;
-}
-
-static const char *base_name(const char *path) {
-    const char *b = path ? strrchr(path, '/') : NULL;
-    return b ? b + 1 : path ? path : "";
-}
-
-static int has_prefix(const char *s, const char *p) {
-    return s && !strncmp(s, p, strlen(p));
-}
-
-/* "python3", "python3.11", "libpython3.11.so.1.0", "libpython3.12d.so": the interpreter itself */
-static int interpreter_module(const char *b) {
-    if (has_prefix(b, "libpython")) return 1;
-    if (!has_prefix(b, "python")) return 0;
-    for (b += 6; *b; b++)
-        if (!((*b >= '0' && *b <= '9') || *b == '.')) return 0;
-    return 1;
-}
-
-/* cuda* / cu* entry points of the runtime and driver APIs: cudaMalloc, cuMemAlloc_v2 */
-int cmt_cuda_api_name(const char *f) {
-    if (!f || f[0] != 'c' || f[1] != 'u') return 0;
-    if (f[2] >= 'A' && f[2] <= 'Z') return 1;
-    return f[2] == 'd' && f[3] == 'a' && f[4] >= 'A' && f[4] <= 'Z';
-}
-
-/* The hiding rule (documented in README "Reading stacks"):
- *  - startup: _start, __libc_start_main*, __libc_start_call_main;
- *  - CUDA internals below the API entry: functions named libcudart_static_* (the static runtime's
- *    internals), and frames in libcudart.so* / libcuda.so* whose function is not a cuda* / cu*
- *    API entry point (the entry point itself stays: the stack starts where the application
- *    called CUDA);
- *  - interpreter machinery, only in stacks that carry Python frames (without them these frames are
- *    all there is to see): the eval-loop frames the Python frames replace, and native frames in
- *    the interpreter (libpython*.so*, a python[0-9.]* executable), in ctypes (_ctypes*) or libffi
- *    (libffi*), or whose function starts with _Py, Py or ffi_.
- * Frames of the application, its libraries and C extensions are never hidden. */
-static void classify_frames(struct cmt_stack_sym *r) {
-    int has_py = 0;
-    for (size_t i = 0; i < r->n; i++)
-        has_py |= r->frames[i].kind == CMT_FRAME_PYTHON;
-    for (size_t i = 0; i < r->n; i++) {
-        struct cmt_sym_frame *f = &r->frames[i];
-        if (f->kind == CMT_FRAME_PYTHON) continue;
-        const char *fn = f->function, *b = base_name(f->module);
-        if (fn &&
-            (!strcmp(fn, "_start") || has_prefix(fn, "__libc_start_main") || !strcmp(fn, "__libc_start_call_main")))
-            f->hidden = CMT_HIDE_STARTUP;
-        else if (has_prefix(fn, "libcudart_static_") ||
-                 ((has_prefix(b, "libcudart.so") || has_prefix(b, "libcuda.so")) && !cmt_cuda_api_name(fn)))
-            f->hidden = CMT_HIDE_CUDA;
-        else if (has_py &&
-                 (f->hidden == CMT_HIDE_INTERPRETER || interpreter_module(b) || has_prefix(b, "_ctypes") ||
-                  has_prefix(b, "libffi") || has_prefix(fn, "_Py") || has_prefix(fn, "Py") || has_prefix(fn, "ffi_")))
-            f->hidden = CMT_HIDE_INTERPRETER;
-        else
-            f->hidden = CMT_SHOW;
-    }
-}
-
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t id) {
     return cmt_stack_symbolize(a->sym, &a->procs[proc].replay, id, &a->out_of_memory);
 }
 
-struct cmt_stack_sym cmt_stack_symbolize(struct cmt_symbolizer *sym, const struct cmt_replay *rp, uint64_t id,
-                                         uint64_t *out_of_memory) {
-    struct cmt_stack_sym r = {0, NULL};
-    const struct cmt_stack *st = id ? cmt_replay_stack(rp, id) : NULL;
-    if (!st || !(st->nframes + st->npy)) return r;
-    struct cmt_event ev = {
-        .type = CMT_REC_STACK, .nframes = st->nframes, .frames = st->frames, .npy = st->npy, .py = st->py};
-    size_t nin = (size_t)st->nframes + st->npy;
-    struct cmt_frame *in = malloc(nin * sizeof *in);
-    size_t cap = nin * 2 + 8;
-    r.frames = calloc(cap, sizeof *r.frames);
-    if (!r.frames || !in) {
-        free(in);
-        free(r.frames);
-        r.frames = NULL;
-        (*out_of_memory)++;
-        return r;
-    }
-    nin = cmt_stack_frames(&ev, in, nin, 1);
-    for (size_t i = 0; i < nin; i++) {
-        struct cmt_sym_frame f[CMT_SYM_MAX_INLINE];
-        size_t n = 1;
-        if (in[i].kind == CMT_FRAME_PYTHON) {
-            const struct cmt_replay_pycode *pc = cmt_replay_pycode(rp, in[i].code);
-            memset(f, 0, sizeof f[0]);
-            f[0].kind = CMT_FRAME_PYTHON;
-            f[0].function = pc ? pc->name : "[unknown code]";
-            f[0].file = pc ? pc->file : NULL;
-            f[0].line = (int)(in[i].line > INT32_MAX ? 0 : in[i].line);
-        } else {
-            n = cmt_sym_resolve(sym, rp->mods, rp->nmods, in[i].addr, f, CMT_SYM_MAX_INLINE);
-            for (size_t k = 0; k < n; k++) {
-                f[k].kind = CMT_FRAME_NATIVE;
-                f[k].hidden = in[i].eval ? CMT_HIDE_INTERPRETER : CMT_SHOW;
-            }
-        }
-        if (r.n + n > cap) {
-            size_t nc = (r.n + n) * 2;
-            struct cmt_sym_frame *nf = realloc(r.frames, nc * sizeof *nf);
-            if (!nf) {
-                (*out_of_memory)++;
-                break;
-            }
-            r.frames = nf;
-            cap = nc;
-        }
-        memcpy(r.frames + r.n, f, n * sizeof *f);
-        r.n += n;
-    }
-    free(in);
-    classify_frames(&r);
-    return r;
-}
-
-size_t cmt_stack_visible(const struct cmt_stack_sym *s) {
-    size_t n = 0;
-    for (size_t i = 0; i < s->n; i++)
-        n += !s->frames[i].hidden;
-    return n;
-}
-
-void cmt_stack_sym_free(struct cmt_stack_sym *s) {
-    free(s->frames);
-    s->frames = NULL;
-    s->n = 0;
-}
 
 static const char *exit_name(const struct cmt_replay *r) {
     if (!r->have_exit) return "died";
@@ -249,21 +50,11 @@ static char *join_cmdline(const struct cmt_file_header *h) {
 }
 
 static int suppressed(struct cmt_analysis *a, const struct cmt_stack_sym *st, uint64_t bytes) {
-    struct cmt_suppressions *s = a->opts.suppressions;
-    if (!s) return 0;
-    for (size_t k = 0; k < s->n; k++) {
-        const char *p = s->v[k].pattern;
-        for (size_t i = 0; i < st->n; i++) {
-            const struct cmt_sym_frame *f = &st->frames[i];
-            if (cmt_suppress_match(p, f->function) || cmt_suppress_match(p, f->file) ||
-                cmt_suppress_match(p, f->module)) {
-                s->v[k].leaks++;
-                s->v[k].bytes += bytes;
-                return 1;
-            }
-        }
-    }
-    return 0;
+    struct cmt_suppression *m = cmt_stack_suppression(a->opts.suppressions, st);
+    if (!m) return 0;
+    m->leaks++;
+    m->bytes += bytes;
+    return 1;
 }
 
 static int cmp_rleak(const void *x, const void *y) {
@@ -665,143 +456,6 @@ static int build_imported(struct cmt_analysis *a) {
 
 const char *const cmt_note_kind_names[CMT_NOTE_KIND_COUNT] = {"python_frames_off", "python_walk_failed"};
 
-/* Why the tracer recorded no Python frames, from its INFO "python" note ("CPython 3.7.16 has no
- * frame layout entry in this cumemtrack: native-only stacks") into why, in the report's words (the
- * supported versions added where the version was the cause): 1, or 0 when Python frames were on. */
-static int python_off_cause(const char *info, char *why, size_t cap) {
-    static const char tail[] = ": native-only stacks", here[] = " in this cumemtrack";
-    size_t n = strlen(info), tn = sizeof tail - 1, hn = sizeof here - 1;
-    if (!cap || n < tn || strcmp(info + n - tn, tail) != 0) return 0;
-    n -= tn;
-    const char *h = memmem(info, n, here, hn); /* the tracer that wrote it, not the one reading */
-    size_t w = 0;
-    for (size_t i = 0; i < n && w + 1 < cap; i++) {
-        if (info + i == h) {
-            i += hn - 1;
-            continue;
-        }
-        unsigned char c = (unsigned char)info[i];
-        why[w++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-    }
-    why[w] = 0;
-    if (strstr(why, "has no frame layout entry")) {
-        static const int minors[] = {
-#define CMT_PY_MINOR(mi, ...) mi,
-            CMT_PY_LAYOUTS(CMT_PY_MINOR)
-#undef CMT_PY_MINOR
-        };
-        int lo = minors[0], hi = minors[0];
-        for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
-            if (minors[k] < lo) lo = minors[k];
-            if (minors[k] > hi) hi = minors[k];
-        }
-        snprintf(why + w, cap - w, " (3.%d to 3.%d are supported)", lo, hi);
-    }
-    return 1;
-}
-
-/* The same from the PYTHON record's codes (2.3): 1 and why, 0 when Python frames were on, -1 for a
- * state this reader does not know (then the INFO sentence is read instead). */
-static int python_off_code(const struct cmt_replay *r, char *why, size_t cap) {
-    char ver[48];
-    if (r->python_text[0])
-        snprintf(ver, sizeof ver, "%s", r->python_text);
-    else if (r->python_version)
-        snprintf(ver, sizeof ver, "%u.%u.%u", (unsigned)(r->python_version >> 16 & 0xff),
-                 (unsigned)(r->python_version >> 8 & 0xff), (unsigned)(r->python_version & 0xff));
-    else
-        snprintf(ver, sizeof ver, "?");
-    switch (r->python_state) {
-    case CMT_PY_ON:
-    case CMT_PY_ON_NO_EVAL: return 0;
-    case CMT_PY_NO_LAYOUT: {
-        static const int minors[] = {
-#define CMT_PY_MINOR(mi, ...) mi,
-            CMT_PY_LAYOUTS(CMT_PY_MINOR)
-#undef CMT_PY_MINOR
-        };
-        int lo = minors[0], hi = minors[0];
-        for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
-            if (minors[k] < lo) lo = minors[k];
-            if (minors[k] > hi) hi = minors[k];
-        }
-        snprintf(why, cap, "CPython %s has no frame layout entry (3.%d to 3.%d are supported)", ver, lo, hi);
-        return 1;
-    }
-    case CMT_PY_NO_SYMBOLS: snprintf(why, cap, "CPython %s lacks the symbols Python frames need", ver); return 1;
-    case CMT_PY_OBJECT_LAYOUT:
-        snprintf(why, cap,
-                 "CPython %s has an object layout this cumemtrack does not know (free-threaded or debug build?)", ver);
-        return 1;
-    default: return -1;
-    }
-}
-
-static struct cmt_note *note_for(struct cmt_analysis *a, int kind, const char *why, size_t proc) {
-    struct cmt_note *nt = NULL;
-    for (size_t k = 0; k < a->nnotes && !nt; k++)
-        if (a->notes[k].kind == kind && strcmp(a->notes[k].why, why) == 0) nt = &a->notes[k];
-    if (!nt) {
-        struct cmt_note *v = realloc(a->notes, (a->nnotes + 1) * sizeof *v);
-        if (!v) return NULL;
-        a->notes = v;
-        nt = memset(&v[a->nnotes++], 0, sizeof *v);
-        nt->kind = kind;
-        snprintf(nt->why, sizeof nt->why, "%s", why);
-    }
-    size_t *p = realloc(nt->procs, (nt->nprocs + 1) * sizeof *p);
-    if (!p) return NULL;
-    nt->procs = p;
-    p[nt->nprocs++] = proc;
-    return nt;
-}
-
-/* The notes (analysis.h): Python frames not recorded, or walks that failed. 0, or -1 out of memory. */
-static int build_notes(struct cmt_analysis *a) {
-    for (int kind = 0; kind < CMT_NOTE_KIND_COUNT; kind++)
-        for (size_t i = 0; i < a->nprocs; i++) {
-            const struct cmt_process *p = &a->procs[i];
-            char why[256];
-            uint64_t failed = p->hdr.counters[CMT_CTR_PYTHON_WALK_FAILED];
-            int coded = p->replay.python_state ? python_off_code(&p->replay, why, sizeof why) : -1;
-            if (kind == CMT_NOTE_PYTHON_OFF &&
-                (coded > 0 || (coded < 0 && p->replay.python_info &&
-                               python_off_cause(p->replay.python_info, why, sizeof why)))) {
-                if (!note_for(a, kind, why, i)) return -1;
-            } else if (kind == CMT_NOTE_PYTHON_FAILED && failed) {
-                struct cmt_note *nt = note_for(a, kind, "", i);
-                if (!nt) return -1;
-                nt->count += failed;
-            }
-        }
-    for (size_t k = 0; k < a->nnotes; k++) {
-        struct cmt_note *nt = &a->notes[k];
-        char where[160] = "";
-        if (a->nprocs > 1) { /* which processes: up to 4 pids named */
-            size_t w = (size_t)snprintf(where, sizeof where, " in pid%s", nt->nprocs == 1 ? "" : "s");
-            for (size_t q = 0; q < nt->nprocs && q < 4 && w < sizeof where; q++)
-                w += (size_t)snprintf(where + w, sizeof where - w, "%s %u",
-                                      !q                                       ? ""
-                                      : q + 1 == nt->nprocs && nt->nprocs <= 4 ? " and"
-                                                                               : ",",
-                                      a->procs[nt->procs[q]].hdr.pid);
-            if (nt->nprocs > 4 && w < sizeof where)
-                snprintf(where + w, sizeof where - w, " and %zu more", nt->nprocs - 4);
-        }
-        if (nt->kind == CMT_NOTE_PYTHON_OFF)
-            snprintf(nt->text, sizeof nt->text,
-                     "Python frames: not recorded%s: %s; stacks are native only (allocations made from "
-                     "different Python lines share one site)",
-                     where, nt->why);
-        else
-            snprintf(nt->text, sizeof nt->text,
-                     "Python frames: %llu walk%s failed%s: those stacks lack some or all of their Python "
-                     "frames (the walk stopped at a frame that looked wrong); the byte figures are right",
-                     (unsigned long long)nt->count, nt->count == 1 ? "" : "s", where);
-    }
-    return 0;
-}
-
 int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts, char **paths, size_t npaths) {
     memset(a, 0, sizeof *a);
     a->opts = *opts;
@@ -899,7 +553,7 @@ int cmt_analysis_load(struct cmt_analysis *a, const struct cmt_report_opts *opts
     }
     if (a->nleaks > 1) qsort(a->leaks, a->nleaks, sizeof *a->leaks, cmp_rleak);
     if (a->ncached > 1) qsort(a->cached, a->ncached, sizeof *a->cached, cmp_rleak);
-    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0 || build_notes(a) != 0 ||
+    if (build_imbalance(a) != 0 || cmt_ranks_build(a) != 0 || build_imported(a) != 0 || cmt_notes_build(a) != 0 ||
         cmt_tests_build(a) != 0) {
         snprintf(a->err, sizeof a->err, "out of memory");
         return 3;

@@ -16,6 +16,7 @@
 #include "heaps.h"
 #include "ranks.h"
 #include "replay.h"
+#include "stack.h"
 #include "suppress.h"
 #include "symbols.h"
 #include "util.h"
@@ -75,11 +76,6 @@ struct cmt_process {
     struct cmt_replay replay;
 };
 
-struct cmt_stack_sym {
-    size_t n;
-    struct cmt_sym_frame *frames; /* native and Python frames interleaved (reader.h), innermost
-                                     first; strings owned by the analysis' symbolizer or replay */
-};
 
 struct cmt_rleak {
     size_t proc; /* index into procs */
@@ -221,19 +217,9 @@ void cmt_analysis_free(struct cmt_analysis *a);
 
 /* Symbolizes stack id of process p (cached frames of the analysis; n == 0 for an unknown id). */
 struct cmt_stack_sym cmt_analysis_stack(struct cmt_analysis *a, size_t proc, uint64_t stack_id);
-/* The one frame path of every view (the analysis' stacks and `top`'s live replays): stack id of the
- * replay rp symbolized with sym, Python frames interleaved, each frame classified by the hiding rule
- * (enum cmt_hide). n == 0 for an unknown id; *out_of_memory counts stacks left incomplete. */
-struct cmt_stack_sym cmt_stack_symbolize(struct cmt_symbolizer *sym, const struct cmt_replay *rp, uint64_t id,
-                                         uint64_t *out_of_memory);
-/* 1 when f names a CUDA runtime or driver API entry point (cudaMalloc, cuMemAlloc_v2). */
-int cmt_cuda_api_name(const char *f);
-void cmt_stack_sym_free(struct cmt_stack_sym *s);
-/* Frames of s shown in the default views (not hidden, see enum cmt_hide). */
-size_t cmt_stack_visible(const struct cmt_stack_sym *s);
-/* Frame i of s is shown: not hidden, or every frame of s is hidden (then all are shown). */
-#define CMT_FRAME_SHOWN(s, i, nvisible) (!(s)->frames[i].hidden || !(nvisible))
 
+/* notes.c: the notes under a report's first line (a->notes), built once the dumps are loaded. */
+int cmt_notes_build(struct cmt_analysis *a);
 /* Hint for an anomaly (enum cmt_anomaly). */
 const char *cmt_anomaly_hint(int an);
 /* The same, with what this analysis counted where the hint has parts (table_full: which tables

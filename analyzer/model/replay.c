@@ -1,5 +1,8 @@
 /*
- * replay.c — event replay of one process. See replay.h. Every table is util.h's hash table.
+ * replay.c — event replay of one process: the live table, per-device live and peak bytes with
+ * the stacks live at each peak, leaks, OOMs, anomalies; the hot path (ALLOC and FREE) inline in
+ * the record switch. The stacks on top (at a peak, an OOM, now) are replay_top.c's, definitions (stacks, code objects, modules) are replay_defs.c's, what the
+ * observer is told replay_observe.c's. See replay.h. Every table is util.h's hash table.
  */
 #include "replay.h"
 
@@ -23,40 +26,11 @@ const char *cmt_leak_at_phrase(int at) {
     return at == CMT_AT_TEARDOWN ? "at context teardown" : at == CMT_AT_DIED ? "when it died" : "at exit";
 }
 
-/* Out of memory: what the record should have changed is lost, so the figures are wrong; the
- * analysis refuses to report them (analysis.c). */
-void cmt_replay_lost(struct cmt_replay *r) {
-    r->out_of_memory++;
-}
-
-static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
-    c->proc = r->observer_id;
-    r->observer(r->observer_arg, r, c);
-}
-
-/* A (stack, device) counter of a GPU changed by the allocation (ptr, li) beginning (up) or ending
- * (at: -1 freed, else its leak verdict). */
-static void notify_stack_to(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
-                            uint64_t ptr, const struct live_info *li, int at) {
-    struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
-                                .record = e->type,
-                                .time_ns = e->time_ns,
-                                .device = s->device,
-                                .dev = cmt_replay_device(r, s->device),
-                                .stack = s->stack,
-                                .stack_bytes = s->bytes,
-                                .up = up,
-                                .ptr = ptr,
-                                .granted = li->granted,
-                                .at = at,
-                                .requested = li->size};
-    notify(r, &c);
-}
 /* plain, in this function and those below: a constant, 1 when the caller knows there is no observer:
  * cmt_replay_run_hashed's loop. */
 static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
                                 uint64_t ptr, const struct live_info *li, int at, const int plain) {
-    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) notify_stack_to(r, e, s, up, ptr, li, at);
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) cmt_replay_notify_stack(r, e, s, up, ptr, li, at);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
@@ -76,96 +50,6 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     r->t->ring_space = calloc(FREED_RING, 1);
     if (!r->t->ring_ptr || !r->t->ring_space) return -1;
     return 0;
-}
-
-struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord) {
-    struct cmt_replay_live *t = r->t;
-    uint32_t *slot = cmt_htab_slot(&t->dev_map, (uint64_t)ord, 0);
-    if (!slot) return NULL;
-    if (*slot) {
-        if (ord >= 0 && ord < DEV_SMALL) t->dev_small[ord] = *slot;
-        return &r->devs[*slot - 1];
-    }
-    if (cmt_grow((void **)&r->devs, &t->capdevs, r->ndevs + 1, sizeof *r->devs) != 0) return NULL;
-    cmt_replay_devs_moved(r);
-    struct cmt_devstate *d = &r->devs[r->ndevs++];
-    memset(d, 0, sizeof *d);
-    d->ordinal = ord;
-    *slot = (uint32_t)r->ndevs;
-    return d;
-}
-
-const struct cmt_devstate *cmt_replay_device(const struct cmt_replay *r, int64_t ord) {
-    uint32_t v = cmt_htab_get(&r->t->dev_map, (uint64_t)ord, 0);
-    return v ? &r->devs[v - 1] : NULL;
-}
-
-const char *cmt_device_uuid(const struct cmt_devstate *d, char *buf) {
-    if (!d || !d->has_info) return NULL;
-    cmt_uuid_format(d->uuid, buf);
-    return buf;
-}
-
-const char *cmt_replay_uuid(const struct cmt_replay *r, int64_t device, char *buf) {
-    return cmt_device_uuid(device >= 0 ? cmt_replay_device(r, device) : NULL, buf);
-}
-
-uint64_t cmt_replay_top_stack(const struct cmt_replay *r, int64_t device, uint64_t *bytes) {
-    uint64_t top = 0;
-    *bytes = 0;
-    for (size_t i = 0; i < r->t->nsdc; i++) {
-        const struct cmt_stack_live *s = &r->t->sdc[i];
-        if (s->device == device && s->bytes && (s->bytes > *bytes || (s->bytes == *bytes && s->stack < top))) {
-            *bytes = s->bytes;
-            top = s->stack;
-        }
-    }
-    return top;
-}
-
-const struct cmt_stack *cmt_replay_stack(const struct cmt_replay *r, uint64_t id) {
-    uint32_t v = cmt_htab_get(&r->t->stack_map, id, 0);
-    return v ? &r->t->stacks[v - 1] : NULL;
-}
-
-const struct cmt_replay_pycode *cmt_replay_pycode(const struct cmt_replay *r, uint64_t id) {
-    if (!id || id > r->t->npycodes || !r->t->pycodes[id - 1].name) return NULL;
-    return &r->t->pycodes[id - 1];
-}
-
-static void def_pycode(struct cmt_replay *r, const struct cmt_event *e) {
-    struct cmt_replay_live *t = r->t;
-    if (!e->id || e->id > CMT_MAX_PYCODES) return; /* the reader refuses those */
-    if (e->id > t->npycodes) {
-        if (cmt_grow((void **)&t->pycodes, &t->cappycodes, e->id, sizeof *t->pycodes) != 0) {
-            cmt_replay_lost(r);
-            return;
-        }
-        memset(t->pycodes + t->npycodes, 0, (e->id - t->npycodes) * sizeof *t->pycodes);
-        t->npycodes = e->id;
-    }
-    struct cmt_replay_pycode *c = &t->pycodes[e->id - 1];
-    free(c->file);
-    free(c->name);
-    c->file = strndup(e->str1 ? e->str1 : "", e->str1_len);
-    c->name = strndup(e->str2 ? e->str2 : "", e->str2_len);
-    c->first_line = e->first_line;
-    if (!c->file || !c->name) {
-        free(c->file);
-        free(c->name);
-        c->file = c->name = NULL;
-        cmt_replay_lost(r);
-    }
-}
-
-const char *cmt_replay_api_name(const struct cmt_replay *r, uint64_t api) {
-    uint32_t v = cmt_htab_get(&r->t->api_map, api, 0);
-    return v ? r->t->api_names[v - 1] : NULL;
-}
-
-int64_t cmt_replay_ctx_device(const struct cmt_replay *r, uint64_t ctx) {
-    uint32_t v = cmt_htab_get(&r->t->ctx_map, ctx, 0);
-    return v ? r->t->ctxdev[v - 1] : -2;
 }
 
 /* The (stack, device) counter index, added when new; UINT32_MAX when out of memory. */
@@ -240,44 +124,6 @@ static inline int64_t live_device(const struct cmt_replay_live *t, const struct 
     return t->sdc[info_of(t, l)->sdc].device;
 }
 
-static int cmp_stack_bytes(const void *x, const void *y) {
-    const struct cmt_stack_bytes *a = x, *b = y;
-    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
-    return a->stack < b->stack ? -1 : a->stack > b->stack;
-}
-
-/* Counter i's bytes and allocations: now, or (epoch != 0) at its device's peak snapshot. */
-static inline struct cmt_stack_bytes sdc_value(const struct cmt_replay_live *t, size_t i, uint64_t epoch) {
-    const struct cmt_stack_live *s = &t->sdc[i];
-    const struct sdc_peak *p = &t->sdc_peak[i];
-    if (epoch && p->epoch == epoch) return (struct cmt_stack_bytes){s->stack, p->bytes, p->count};
-    return (struct cmt_stack_bytes){s->stack, s->bytes, s->count};
-}
-
-/* Top n stacks live on device (by bytes desc, then stack id), now or (epoch != 0) at that device's
- * snapshot, into a new array; n may be CMT_TOP_ALL (every stack live on it). */
-static struct cmt_stack_bytes *top_stacks(struct cmt_replay *r, int64_t device, uint64_t epoch, size_t *nout) {
-    size_t n = r->top_n, k = 0;
-    struct cmt_replay_live *t = r->t;
-    size_t m = 0;
-    for (size_t i = 0; i < t->nsdc; i++)
-        m += t->sdc[i].device == device && sdc_value(t, i, epoch).bytes;
-    struct cmt_stack_bytes *top = calloc(m ? m : 1, sizeof *top);
-    if (!top) {
-        cmt_replay_lost(r);
-        *nout = 0;
-        return NULL;
-    }
-    for (size_t i = 0; i < t->nsdc; i++) {
-        if (t->sdc[i].device != device) continue;
-        struct cmt_stack_bytes v = sdc_value(t, i, epoch);
-        if (v.bytes) top[k++] = v;
-    }
-    qsort(top, k, sizeof *top, cmp_stack_bytes);
-    *nout = k < n ? k : n;
-    return top;
-}
-
 /* Before counter i of device d (NULL: host memory) changes. The peak snapshot of d, the top stacks
  * live at its peak, is kept lazily: a new peak makes the state then the snapshot's (a new epoch of
  * d: an increment, add_live), and each counter of d keeps its value of that moment beside it the
@@ -289,16 +135,6 @@ static inline void sdc_keep(struct cmt_replay_live *t, uint32_t i, const struct 
     p->bytes = t->sdc[i].bytes;
     p->count = t->sdc[i].count;
     p->epoch = d->snap_epoch;
-}
-
-/* The end: every device's peak snapshot (none before its first peak). */
-static void peak_snapshots(struct cmt_replay *r) {
-    for (size_t i = 0; i < r->ndevs; i++) {
-        struct cmt_devstate *d = &r->devs[i];
-        if (!d->snap_epoch) continue;
-        free(d->peak_top);
-        d->peak_top = top_stacks(r, d->ordinal, d->snap_epoch, &d->npeak_top);
-    }
 }
 
 /* e allocates (space, e->ptr); d: the state of its device, e->device (NULL: host memory, or out of
@@ -533,95 +369,6 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
     }
 }
 
-static void do_oom(struct cmt_replay *r, const struct cmt_event *e) {
-    struct cmt_replay_live *t = r->t;
-    if (cmt_grow((void **)&r->ooms, &t->capooms, r->nooms + 1, sizeof *r->ooms) != 0) {
-        cmt_replay_lost(r);
-        return;
-    }
-    struct cmt_oom *o = &r->ooms[r->nooms++];
-    memset(o, 0, sizeof *o);
-    o->device = e->device;
-    o->requested = e->size;
-    o->stack = e->stack;
-    o->api = e->api;
-    o->seq = e->seq;
-    o->time_ns = e->time_ns;
-    const struct cmt_devstate *d = e->device >= 0 ? cmt_replay_device(r, e->device) : NULL;
-    o->live_bytes = e->device >= 0 ? (d ? d->live : 0) : r->host_live;
-    o->live_dev = calloc(r->ndevs + 1, sizeof *o->live_dev);
-    o->live_bytes_dev = calloc(r->ndevs + 1, sizeof *o->live_bytes_dev);
-    if (o->live_dev && o->live_bytes_dev) {
-        for (size_t i = 0; i < r->ndevs; i++) {
-            o->live_dev[i] = r->devs[i].ordinal;
-            o->live_bytes_dev[i] = r->devs[i].live;
-        }
-        o->nlive = r->ndevs;
-    } else
-        cmt_replay_lost(r);
-    o->top = top_stacks(r, e->device < 0 ? -1 : e->device, 0, &o->ntop);
-}
-
-static void def_module(struct cmt_replay *r, const struct cmt_event *e) {
-    struct cmt_replay_live *t = r->t;
-    if (cmt_grow((void **)&r->mods, &t->capmods, r->nmods + 1, sizeof *r->mods) != 0) {
-        cmt_replay_lost(r);
-        return;
-    }
-    struct cmt_module *m = &r->mods[r->nmods];
-    memset(m, 0, sizeof *m);
-    m->id = e->id;
-    m->base = e->base;
-    m->path = strndup(e->str1 ? e->str1 : "", e->str1_len);
-    m->build_id = malloc(e->str2_len + 1);
-    m->segs = malloc((e->nseg + 1) * sizeof *m->segs);
-    if (!m->path || !m->build_id || !m->segs) {
-        cmt_replay_lost(r);
-        free(m->path);
-        free(m->build_id);
-        free(m->segs);
-        return;
-    }
-    if (e->str2_len) memcpy(m->build_id, e->str2, e->str2_len);
-    m->build_id_len = e->str2_len;
-    memcpy(m->segs, e->segs, e->nseg * sizeof *m->segs);
-    m->nseg = e->nseg;
-    r->nmods++;
-}
-
-static void def_stack(struct cmt_replay *r, const struct cmt_event *e) {
-    struct cmt_replay_live *t = r->t;
-    uint32_t *slot = cmt_htab_slot(&t->stack_map, e->id, 0);
-    uint64_t *fr = slot ? malloc((e->nframes + 1) * sizeof *fr) : NULL;
-    struct cmt_pyframe_rec *py = e->npy ? malloc(e->npy * sizeof *py) : NULL;
-    if (!fr || (e->npy && !py)) {
-        free(fr);
-        free(py);
-        cmt_replay_lost(r);
-        return;
-    }
-    memcpy(fr, e->frames, e->nframes * sizeof *fr);
-    if (e->npy) memcpy(py, e->py, e->npy * sizeof *py);
-    if (*slot) { /* redefinition: the last one wins */
-        struct cmt_stack *s = &t->stacks[*slot - 1];
-        free((void *)s->frames);
-        free((void *)s->py);
-        s->frames = fr;
-        s->nframes = e->nframes;
-        s->py = py;
-        s->npy = e->npy;
-        return;
-    }
-    if (cmt_grow((void **)&t->stacks, &t->capstacks, t->nstacks + 1, sizeof *t->stacks) != 0) {
-        cmt_replay_lost(r);
-        free(fr);
-        free(py);
-        return;
-    }
-    t->stacks[t->nstacks] = (struct cmt_stack){e->id, e->nframes, fr, e->npy, py};
-    *slot = (uint32_t)++t->nstacks;
-}
-
 static void copy_str(char *dst, size_t cap, const char *s, size_t n) {
     if (n >= cap) n = cap - 1;
     if (n) memcpy(dst, s, n);
@@ -649,63 +396,6 @@ static void do_marker(struct cmt_replay *r, const struct cmt_event *e) {
     }
     if (cmt_marker_log_add(&r->marks, e, dev, live, dev ? r->ndevs + 1 : 0, r->t->sdc, r->t->nsdc) != 0 || !dev)
         cmt_replay_lost(r);
-}
-
-/* After record e: LIVE changes of the GPUs it changed, or the OOM / MARKER itself. */
-static void observe(struct cmt_replay *r, const struct cmt_event *e) {
-    struct cmt_live_change c = {.record = e->type, .time_ns = e->time_ns, .device = -1};
-    switch (e->type) {
-    case CMT_REC_ALLOC:
-        c.size = e->size;
-        /* fall through */
-    case CMT_REC_FREE:
-    case CMT_REC_RETRACK:
-    case CMT_REC_TEARDOWN:
-        for (size_t i = 0; i < r->ndevs; i++) {
-            struct cmt_devstate *d = &r->devs[i];
-            if (d->observed_live == d->live) continue;
-            d->observed_live = d->live;
-            c.kind = CMT_CHANGE_LIVE;
-            c.device = d->ordinal;
-            c.dev = d;
-            c.live = d->live;
-            c.api = cmt_replay_api_name(r, e->api); /* the teardown's own call for TEARDOWN */
-            notify(r, &c);
-        }
-        return;
-    case CMT_REC_OOM:
-        c.kind = CMT_CHANGE_OOM;
-        c.device = e->device;
-        c.dev = e->device >= 0 ? cmt_replay_device(r, e->device) : NULL;
-        c.live = e->device >= 0 ? (c.dev ? c.dev->live : 0) : r->host_live;
-        c.stack = e->stack;
-        c.requested = e->size;
-        c.size = e->size;
-        c.label = cmt_replay_api_name(r, e->api);
-        c.api = c.label;
-        c.label_len = c.label ? strlen(c.label) : 0;
-        notify(r, &c);
-        return;
-    case CMT_REC_SUBALLOC:
-        c.kind = CMT_CHANGE_SUBALLOC;
-        c.op = e->op;
-        c.heap = e->heap;
-        c.ptr = e->ptr;
-        c.size = e->size;
-        c.stack = e->stack;
-        notify(r, &c);
-        return;
-    case CMT_REC_MARKER:
-        c.kind = CMT_CHANGE_MARKER;
-        c.label = e->str1;
-        c.label_len = e->str1_len;
-        c.mark_kind = e->flags;
-        c.writer = e->writer;
-        notify(r, &c);
-        return;
-    default:
-        return;
-    }
 }
 
 void cmt_replay_event(struct cmt_replay *r, const struct cmt_event *e) {
@@ -759,16 +449,16 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         do_teardown(r, e);
         break;
     case CMT_REC_OOM:
-        do_oom(r, e);
+        cmt_replay_oom(r, e);
         break;
     case CMT_REC_FAILED:
         failed_call(r, e);
         break;
     case CMT_REC_STACK:
-        def_stack(r, e);
+        cmt_replay_def_stack(r, e);
         break;
     case CMT_REC_PYCODE:
-        def_pycode(r, e);
+        cmt_replay_def_pycode(r, e);
         break;
     case CMT_REC_DEVICE: {
         if (e->device < 0) break;
@@ -805,7 +495,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         if (r->exit_how == CMT_EXIT_EXEC) r->have_exit = 0; /* the process went on */
         break;
     case CMT_REC_MODULE_LOAD:
-        def_module(r, e);
+        cmt_replay_def_module(r, e);
         break;
     case CMT_REC_MODULE_UNLOAD:
         for (size_t i = 0; i < r->nmods; i++)
@@ -878,7 +568,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
     default:
         break;
     }
-    if (r->observer) observe(r, e);
+    if (r->observer) cmt_replay_observe(r, e);
 }
 
 void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, uint64_t h) {
@@ -926,7 +616,7 @@ static int cmp_leak(const void *a, const void *b) {
 
 void cmt_replay_finish(struct cmt_replay *r) {
     struct cmt_replay_live *t = r->t;
-    peak_snapshots(r); /* before the leaks below end what is live */
+    cmt_replay_peak_snapshots(r); /* before the leaks below end what is live */
     /* a test still open when the stream ends: what it allocated and is live now */
     if (r->tests.open && cmt_tests_end(&r->tests, r->last_time, CMT_TEST_UNFINISHED, t->sdc) != 0) cmt_replay_lost(r);
     int at = r->have_exit ? CMT_AT_EXIT : CMT_AT_DIED;

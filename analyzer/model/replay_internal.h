@@ -131,8 +131,25 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
 void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
                            size_t n);
 
-/* Counts a record whose effect was lost for lack of memory (the analysis then refuses the dump). */
-void cmt_replay_lost(struct cmt_replay *r);
+/* Counts a record whose effect was lost for lack of memory: the figures are wrong, so the analysis
+ * refuses to report them (analysis.c). */
+static inline void cmt_replay_lost(struct cmt_replay *r) {
+    r->out_of_memory++;
+}
+/* replay_defs.c: a STACK, PYCODE or MODULE_LOAD record kept (the last definition of an id wins) */
+void cmt_replay_def_stack(struct cmt_replay *r, const struct cmt_event *e);
+void cmt_replay_def_pycode(struct cmt_replay *r, const struct cmt_event *e);
+void cmt_replay_def_module(struct cmt_replay *r, const struct cmt_event *e);
+/* replay_observe.c (only with an observer): a (stack, device) counter of a GPU changed by the
+ * allocation (ptr, li) beginning (up) or ending (at: -1 freed, else its leak verdict); what record
+ * e changed (the GPUs' live bytes, an OOM, a sub-allocation, a marker) */
+void cmt_replay_notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
+                             uint64_t ptr, const struct live_info *li, int at);
+void cmt_replay_observe(struct cmt_replay *r, const struct cmt_event *e);
+/* replay_top.c: every device's peak snapshot, at the end (none before its first peak); an OOM
+ * record kept with what was live then */
+void cmt_replay_peak_snapshots(struct cmt_replay *r);
+void cmt_replay_oom(struct cmt_replay *r, const struct cmt_event *e);
 /* The state of device ord, added when new; NULL when out of memory. Inline for the device found
  * last and small ordinals already seen (called a few times per event); the rest in replay.c. */
 struct cmt_devstate *cmt_replay_dev_get_slow(struct cmt_replay *r, int64_t ord);

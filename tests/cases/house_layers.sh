@@ -21,15 +21,15 @@ done
 for d in "$root"/analyzer/*/; do
     case $(basename "$d") in util | read | model | render | cmd) ;; *) fail "unknown analyzer folder $d" ;; esac
 done
-objs=$(find "$CMT_BUILD/analyzer" -name '*.o' -not -path '*/gen/*')
-[ -n "$objs" ] || fail "no analyzer objects under $CMT_BUILD/analyzer: make"
-# every source has its object (no stale tree)
-n_src=$(find "$root/analyzer" -name '*.c' | wc -l)
-n_obj=0
-for s in $(cd "$root/analyzer" && find . -name '*.c'); do
-    [ -f "$CMT_BUILD/analyzer/${s%.c}.o" ] && n_obj=$((n_obj + 1))
+# the objects of today's sources only (a build tree may hold objects of files moved or removed since)
+objs=
+for src in $(cd "$root/analyzer" && find . -name '*.c' | sort); do
+    o=$CMT_BUILD/analyzer/${src#./}
+    o=${o%.c}.o
+    [ -f "$o" ] || fail "no object $o for analyzer/${src#./}: make"
+    [ "$o" -nt "$root/analyzer/${src#./}" ] || fail "$o is older than its source: make"
+    objs="$objs $o"
 done
-[ "$n_obj" -eq "$n_src" ] || fail "$n_src analyzer sources but $n_obj objects: make"
 python3 "$root/scripts/layers.py" --quiet --layers layers.txt $objs >layers.out
 rc=$?
 cat layers.out
