@@ -2,8 +2,10 @@
 # CUDA toolkit's stub libcuda.so, then bench/run.sh measures the tracer and the analyzer on the fake
 # driver (FAKECUDA_FAST=1) and writes BENCHMARKS.md; bench/multirank.sh appends its "Multi-rank
 # merge" section, bench/py_frames.sh its "Python frames" section, bench/live_top.py its "Live view
-# (top)" section (make bench-live: that section alone). Section 6 holds the rows of issue 16's table
-# (bench/cmtbench.c's patterns one, sites:N, depths:N, random). Benchmarks assert nothing; `make test` never runs them. BENCH_REPS (default 7)
+# (top)" section (make bench-live: that section alone). Section 5 measures the analyzer, on moving
+# peaks too (issue 28: cmtbench's patterns random, rising and walk side by side). Section 6 holds the
+# rows of issue 16's table (bench/cmtbench.c's patterns one, sites:N, depths:N, random; the analyzer
+# rows also rising and walk). Benchmarks assert nothing; `make test` never runs them. BENCH_REPS (default 7)
 # sets the repetitions; BENCH_OUT the report's path.
 BENCH_OUT ?= BENCHMARKS.md
 BENCH_REPS ?= 7

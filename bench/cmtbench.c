@@ -23,6 +23,11 @@
  *         random    one thread, LIVE > 0: each pair frees a live allocation chosen at random
  *                   (xorshift, fixed seed) and allocates its replacement (random-order frees with
  *                   LIVE allocations live; the untracked run has the same pattern).
+ *         rising    as random, but the replacement is the freed allocation's size + 1 byte: the
+ *                   live bytes rise by one with every pair, so every pair sets a new peak (a job
+ *                   that leaks a little every iteration).
+ *         walk      as random, but the replacement is 256 + a random 0-255 bytes: the live bytes
+ *                   walk at random and the peak moves now and then.
  *       Every pattern does the same extra work untracked, so tracked - untracked is the tracker's.
  *       Prints: ns_per_pair (wall / pairs per thread), mpairs_per_s (all threads), wall_s, user_ns
  *       and sys_ns (CPU time per pair over the timed loop), pairs_total (every alloc+free pair the
@@ -56,10 +61,11 @@ static const char *api;
 static int is_cuda, is_async; /* is_cuda: any CUDA API (cuda, async) */
 static __thread CUstream my_stream; /* API async: this thread's stream */
 static long pairs, live_n;
-enum pattern { PAT_ONE, PAT_SITES, PAT_DEPTHS, PAT_RANDOM };
+enum pattern { PAT_ONE, PAT_SITES, PAT_DEPTHS, PAT_RANDOM, PAT_RISING, PAT_WALK };
 static enum pattern pattern;
 static unsigned pat_n = 1;
 static CUdeviceptr *live;
+static uint32_t *live_size; /* rising: each live allocation's size */
 static int depth;
 static pthread_barrier_t start_bar, end_bar;
 static CUcontext ctx;
@@ -165,6 +171,18 @@ __attribute__((noinline)) static void loop_random(long n) {
     }
 }
 
+/* random with a replacement one byte bigger than the allocation it replaces (rising), or of 256 +
+ * a random 0-255 bytes (walk) */
+__attribute__((noinline)) static void loop_random_sized(long n) {
+    for (long i = 0; i < n; i++) {
+        uint64_t x = xorshift();
+        size_t k = (size_t)(x % (uint64_t)live_n);
+        CK(cuMemFree_v2(live[k]));
+        size_t size = pattern == PAT_RISING ? ++live_size[k] : 256 + (size_t)(x >> 56);
+        CK(cuMemAlloc_v2(&live[k], size));
+    }
+}
+
 static void run_loop(long n) {
     switch (pattern) {
     case PAT_ONE:
@@ -185,6 +203,10 @@ static void run_loop(long n) {
         break;
     case PAT_RANDOM:
         loop_random(n);
+        break;
+    case PAT_RISING:
+    case PAT_WALK:
+        loop_random_sized(n);
         break;
     }
 }
@@ -328,7 +350,8 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "exec") == 0) return cmd_exec(argv + 2);
     if (argc == 2 && strcmp(argv[1], "prims") == 0) return cmd_prims();
     if (argc < 6 || strcmp(argv[1], "pairs") != 0) {
-        fprintf(stderr, "usage: cmtbench pairs cuda|async|malloc DEPTH PAIRS THREADS [LIVE [one|sites:N|depths:N|random]]"
+        fprintf(stderr, "usage: cmtbench pairs cuda|async|malloc DEPTH PAIRS THREADS [LIVE "
+                        "[one|sites:N|depths:N|random|rising|walk]]"
                         " | live N | prims | exec CMD...\n");
         return 2;
     }
@@ -348,12 +371,16 @@ int main(int argc, char **argv) {
         pat_n = (unsigned)atoi(pat + 7);
     } else if (strcmp(pat, "random") == 0)
         pattern = PAT_RANDOM;
+    else if (strcmp(pat, "rising") == 0)
+        pattern = PAT_RISING;
+    else if (strcmp(pat, "walk") == 0)
+        pattern = PAT_WALK;
     else if (strcmp(pat, "one") != 0)
         pat_n = 0;
     if (pat_n < 1 || (pattern == PAT_SITES && pat_n > (1u << SITE_LEVELS)) ||
-        (pattern == PAT_RANDOM && (threads != 1 || live_n < 1 || !is_cuda || is_async))) {
-        fprintf(stderr, "cmtbench: bad pattern %s (random: cuda, 1 thread, LIVE > 0; sites:N: N <= %u)\n", pat,
-                1u << SITE_LEVELS);
+        (pattern >= PAT_RANDOM && (threads != 1 || live_n < 1 || !is_cuda || is_async))) {
+        fprintf(stderr, "cmtbench: bad pattern %s (random, rising, walk: cuda, 1 thread, LIVE > 0; sites:N: N <= %u)\n",
+                pat, 1u << SITE_LEVELS);
         return 2;
     }
     if (depth < 1) depth = 1;
@@ -361,6 +388,10 @@ int main(int argc, char **argv) {
         cuda_setup();
         if (live_n) {
             live = calloc((size_t)live_n, sizeof *live);
+            live_size = calloc((size_t)live_n, sizeof *live_size);
+            if (!live || !live_size) return 1;
+            for (long i = 0; i < live_n; i++)
+                live_size[i] = 256;
             for (long i = 0; i < live_n; i++) CK(cuMemAlloc_v2(&live[i], 256));
         }
     }
@@ -385,6 +416,6 @@ int main(int argc, char **argv) {
     double total = (double)pairs * threads;
     printf("ns_per_pair %.2f mpairs_per_s %.3f wall_s %.4f user_ns %.2f sys_ns %.2f pairs_total %.0f\n",
            wall * 1e9 / (double)pairs, total / wall / 1e6, wall, user * 1e9 / total, sys * 1e9 / total,
-           (double)(pairs + warmup_pairs()) * threads + 2.0 * live_n);
+           (double)(pairs + warmup_pairs()) * threads + (double)live_n);
     return 0;
 }

@@ -12,11 +12,15 @@
 #   3. two threads vs one (tracker on, depth 0 and 32);
 #   4. dump bytes per pair; tracker memory per live allocation (RSS with vs without the tracker);
 #   5. the analyzer: events/s and peak RSS on two dumps with the same live set, different sizes;
+#      and on moving peaks (issue 28): 1 M live, then random-order pairs whose replacement is the
+#      freed size (flat), one byte more (rising: a new peak every pair) or 256 + 0-255 bytes (walk);
 #   6. the patterns of issue 16, each tracked run beside its untracked run in the same repetition:
 #      10 000 call sites round robin (and heaptrack --raw on it), caller depth changing on every
 #      call (64 stacks), random-order frees with 1 M live, 2 threads / 1 against the untracked
-#      program's ratio; stream-ordered pairs on a created stream (depth 0); the analyzer on
-#      random churn at 1 M and 100 k live (events/s), and its peak memory per live allocation. Each figure: median, minimum, spread (max - min), and a flag
+#      program's ratio (wall clock, no target: not resolvable on 2 shared cores) and CPU time per
+#      pair (the figure); stream-ordered pairs on a created stream (depth 0); the analyzer on
+#      random churn at 1 M (flat, rising, walk) and 100 k live (events/s), and its peak memory per
+#      live allocation. Each figure: median, minimum, spread (max - min), and a flag
 #      when the repetitions fall into two separate groups (bimodal: explained in the notes).
 # Benchmarks assert nothing: a missed target is reported, never a failure.
 set -u
@@ -51,6 +55,9 @@ AN_BIG=${BENCH_AN_BIG:-10000000}     # analyzer dumps: churn pairs (big)
 N_PAT=${BENCH_N_PAT:-300000}         # section 6 pattern runs (sites, depths, random)
 RND_LIVE=${BENCH_RND_LIVE:-1000000}  # section 6 random-order frees: live allocations
 AN_CHURN=${BENCH_AN_CHURN:-5000000}  # section 6 analyzer churn dumps: random-order pairs after the live set
+MP_LIVE=${BENCH_MP_LIVE:-1000000}    # section 5 moving peaks: live allocations
+MP_PAIRS=${BENCH_MP_PAIRS:-2000000}  # section 5 moving peaks: random-order pairs after them
+MP_PATS="random rising walk"         # cmtbench's patterns: flat, rising, random walk
 SITES=10000
 
 log() { echo "bench: $*" >&2; }
@@ -181,6 +188,7 @@ for rep in $(seq 1 "$REPS"); do
     add thrratio_u "$(ratio "$u2" "$u1")"
     add thrcpu_u "$(ratio "$c2" "$c1")"
     add thrvsu_32 "$(ratio "$t2" "$t1" | awk -v u="$(ratio "$u2" "$u1")" '{ printf("%.4f", $1 / u) }')"
+    add thrcpuvsu_32 "$(ratio "$(tail -1 "$R/thrcpu_32")" "$(tail -1 "$R/thrcpu_u")")"
     # 6: the patterns of issue 16, tracked beside untracked
     for pat in sites:$SITES depths:64; do
         k=${pat%%:*}
@@ -262,33 +270,66 @@ else
         done
     fi
 fi
+# ---- 5b: the analyzer on moving peaks (issue 28) -------------------------------------------
+MP_STATUS=
+if [ ! -x "$ANALYZER" ]; then
+    MP_STATUS="not measured: $B/cumemtrack was not built"
+else
+    for pat in $MP_PATS; do
+        log "analyzer, moving peaks: recording $MP_PAIRS $pat pairs with $MP_LIVE live (depth 0)"
+        pairs 0 cuda 0 "$MP_PAIRS" 1 "$MP_LIVE" "$pat"
+        if [ -z "$LINE" ] || [ ! -f "$DUMP" ]; then MP_STATUS="not measured: recording the $pat dump failed"; break; fi
+        mv "$DUMP" "$TMP/mp_$pat.dump"
+        field pairs_total <<<"$LINE" >"$TMP/mp_$pat.pairs"
+    done
+    for rep in $(seq 1 "$AN_REPS"); do
+        [ -n "$MP_STATUS" ] && break
+        log "analyzer moving-peak repetition $rep/$AN_REPS"
+        for pat in $MP_PATS; do # the three dumps side by side
+            ev=$(awk '{ printf("%.0f", $1 * 2) }' "$TMP/mp_$pat.pairs")
+            l=$("$BIN" exec "$ANALYZER" report --json --no-symbols "$TMP/mp_$pat.dump")
+            st=$(field status <<<"$l")
+            if [ "$st" != 0 ] && [ "$st" != 1 ]; then MP_STATUS="not measured: the analyzer exited with status $st"; break 2; fi
+            add "mp_meps_$pat" "$(awk -v e="$ev" -v w="$(field wall_s <<<"$l")" 'BEGIN { printf("%.3f", e / w / 1e6) }')"
+            add "mp_rss_$pat" "$(awk -v k="$(field maxrss_kb <<<"$l")" 'BEGIN { printf("%.1f", k / 1024) }')"
+            add "mp_bpl_$pat" "$(awk -v k="$(field maxrss_kb <<<"$l")" -v n="$MP_LIVE" 'BEGIN { printf("%.1f", k * 1024 / n) }')"
+        done
+    done
+    rm -f "$TMP"/mp_*.dump
+fi
 # ---- 6b: the analyzer on random churn -----------------------------------------------------
 CH_STATUS=
 if [ ! -x "$ANALYZER" ]; then
     CH_STATUS="not measured: $B/cumemtrack was not built"
 else
-    for live in 1000000 100000; do
-        log "analyzer churn: recording $AN_CHURN random-order pairs with $live live"
-        pairs 8 cuda 8 "$AN_CHURN" 1 "$live" random
-        if [ -z "$LINE" ] || [ ! -f "$DUMP" ]; then CH_STATUS="not measured: recording the churn dump ($live live) failed"; break; fi
-        mv "$DUMP" "$TMP/churn_$live.dump"
-        field pairs_total <<<"$LINE" >"$TMP/churn_$live.pairs"
+    # KEY:LIVE:PATTERN; rising and walk (a moving peak, issue 28) beside the flat one at 1 M live
+    for c in 1000000:1000000:random rising:1000000:rising walk:1000000:walk 100000:100000:random; do
+        IFS=: read -r key live pat <<<"$c"
+        log "analyzer churn: recording $AN_CHURN $pat pairs with $live live"
+        pairs 8 cuda 8 "$AN_CHURN" 1 "$live" "$pat"
+        if [ -z "$LINE" ] || [ ! -f "$DUMP" ]; then CH_STATUS="not measured: recording the $pat churn dump ($live live) failed"; break; fi
+        mv "$DUMP" "$TMP/churn_$key.dump"
+        field pairs_total <<<"$LINE" >"$TMP/churn_$key.pairs"
     done
     for rep in $(seq 1 "$AN_REPS"); do
         [ -n "$CH_STATUS" ] && break
         log "analyzer churn repetition $rep/$AN_REPS"
-        for live in 1000000 100000; do
-            ev=$(awk '{ printf("%.0f", $1 * 2) }' "$TMP/churn_$live.pairs")
-            l=$("$BIN" exec "$ANALYZER" report --json --no-symbols "$TMP/churn_$live.dump")
+        for key in 1000000 rising walk 100000; do
+            ev=$(awk '{ printf("%.0f", $1 * 2) }' "$TMP/churn_$key.pairs")
+            l=$("$BIN" exec "$ANALYZER" report --json --no-symbols "$TMP/churn_$key.dump")
             st=$(field status <<<"$l")
             if [ "$st" != 0 ] && [ "$st" != 1 ]; then CH_STATUS="not measured: the analyzer exited with status $st"; break; fi
-            add "ch_meps_$live" "$(awk -v e="$ev" -v w="$(field wall_s <<<"$l")" 'BEGIN { printf("%.3f", e / w / 1e6) }')"
-            add "ch_rss_$live" "$(field maxrss_kb <<<"$l")"
+            add "ch_meps_$key" "$(awk -v e="$ev" -v w="$(field wall_s <<<"$l")" 'BEGIN { printf("%.3f", e / w / 1e6) }')"
+            add "ch_rss_$key" "$(field maxrss_kb <<<"$l")"
         done
         r1=$(tail -1 "$R/ch_rss_1000000"); r0=$(tail -1 "$R/ch_rss_100000")
         add ch_bpl "$(awk -v k="$r1" 'BEGIN { printf("%.1f", k * 1024 / 1000000) }')"
         add ch_bpl_marg "$(awk -v a="$r1" -v b="$r0" 'BEGIN { printf("%.1f", (a - b) * 1024 / 900000) }')"
+        for key in rising walk; do
+            add "ch_bpl_$key" "$(awk -v k="$(tail -1 "$R/ch_rss_$key")" 'BEGIN { printf("%.1f", k * 1024 / 1000000) }')"
+        done
     done
+    rm -f "$TMP"/churn_*.dump
 fi
 END=$(date +%s)
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -408,6 +449,28 @@ peak RSS that follows the live set, not the file size.
 | big | | | symbols | $(fig an_meps_big_sym) | $(fig an_rss_big_sym) | $(verdict "$(median an_meps_big_sym)" ">=" 20) |
 EOF
 fi
+echo
+echo "### Moving peaks (issue 28)"
+echo
+if [ -n "$MP_STATUS" ]; then
+    echo "$MP_STATUS"
+else
+    cat <<EOF
+\`cumemtrack report --json --no-symbols\` on dumps recorded by \`cmtbench pairs cuda 0 $MP_PAIRS 1 $MP_LIVE PATTERN\`
+(CUMEMTRACK_DEPTH=0, one thread: $MP_LIVE allocations of 256 bytes kept live, then $MP_PAIRS random-order
+free+alloc pairs; events = 2 × pairs, the live allocations' included), the three dumps side by side in
+each of $AN_REPS repetitions; median (min–max). A job that leaks sets a new peak on every iteration: the
+analyzer keeps the stacks live at the peak exactly in its one pass (each (stack, device) counter keeps
+its value at its device's last peak beside it when it changes after), so a moving peak costs what a
+flat one does. Target ≥ 15 M events/s and ≤ 64 B of peak RSS per live allocation on each.
+
+| PATTERN: the replacement allocation | live bytes | events | M events/s | peak RSS MB | B per live allocation | |
+|---|---|---|---|---|---|---|
+| random: the freed size (256 bytes) | flat | $(awk '{ printf("%.2f M", 2 * $1 / 1e6) }' "$TMP/mp_random.pairs") | $(fig mp_meps_random) | $(fig mp_rss_random) | $(fig mp_bpl_random) | $(verdict "$(median mp_meps_random)" ">=" 15), $(verdict "$(median mp_bpl_random)" "<=" 64) |
+| rising: the freed size + 1 byte (every pair sets a new peak) | rising | $(awk '{ printf("%.2f M", 2 * $1 / 1e6) }' "$TMP/mp_rising.pairs") | $(fig mp_meps_rising) | $(fig mp_rss_rising) | $(fig mp_bpl_rising) | $(verdict "$(median mp_meps_rising)" ">=" 15), $(verdict "$(median mp_bpl_rising)" "<=" 64) |
+| walk: 256 + a random 0–255 bytes (the peak moves now and then) | random walk | $(awk '{ printf("%.2f M", 2 * $1 / 1e6) }' "$TMP/mp_walk.pairs") | $(fig mp_meps_walk) | $(fig mp_rss_walk) | $(fig mp_bpl_walk) | $(verdict "$(median mp_meps_walk)" ">=" 15), $(verdict "$(median mp_bpl_walk)" "<=" 64) |
+EOF
+fi
 cat <<EOF
 
 ## 6. The patterns of issue 16
@@ -433,9 +496,10 @@ those means little: see the notes). Clock source: $(cat /sys/devices/system/cloc
 | stream-ordered pairs (cuMemAllocAsync+cuMemFreeAsync, created stream), depth 0 | added ns/pair | $(stat3 p_async_ovh) | | | $(shape p_async_ovh) |
 | 2 threads ÷ 1 thread, depth 32 (§3) | tracked ratio | $(stat3 thrratio_32) | | | $(shape thrratio_32) |
 | untracked program (§3) | ratio | $(stat3 thrratio_u) | | | $(shape thrratio_u) |
-| tracked ratio ÷ untracked ratio (same repetition) | | $(stat3 thrvsu_32) | ≥ 1 | $(verdict "$(median thrvsu_32)" ">=" 1) | $(shape thrvsu_32) |
+| tracked ratio ÷ untracked ratio (same repetition; wall clock: not resolvable on 2 shared cores, see below the table) | | $(stat3 thrvsu_32) | | | $(shape thrvsu_32) |
 | CPU time per pair, 2 threads ÷ 1 thread, depth 32 (1.00: the threads slow each other down not at all) | tracked | $(stat3 thrcpu_32) | | | $(shape thrcpu_32) |
 | the same, untracked program | | $(stat3 thrcpu_u) | | | $(shape thrcpu_u) |
+| CPU time per pair 2 ÷ 1 thread: tracked ÷ untracked (same repetition; the figure for two threads) | | $(stat3 thrcpuvsu_32) | ≤ 1 | $(verdict "$(median thrcpuvsu_32)" "<=" 1) | $(shape thrcpuvsu_32) |
 EOF
 if [ -n "$CH_STATUS" ]; then
     echo "| analyzer, random churn | | $CH_STATUS | | | | | |"
@@ -443,15 +507,21 @@ else
     p1=$(cat "$TMP/churn_1000000.pairs"); p0=$(cat "$TMP/churn_100000.pairs")
     cat <<EOF
 | analyzer, random churn, 1 M live ($(awk -v p="$p1" 'BEGIN { printf("%.1f", 2 * p / 1e6) }') M events) | M events/s | $(stat3 ch_meps_1000000) | ≥ 15 | $(verdict "$(median ch_meps_1000000)" ">=" 15) | $(shape ch_meps_1000000) |
+| the same, each replacement 1 byte bigger than the allocation it replaces (rising: a new peak every pair; $(awk '{ printf("%.1f", 2 * $1 / 1e6) }' "$TMP/churn_rising.pairs") M events) | M events/s | $(stat3 ch_meps_rising) | ≥ 15 | $(verdict "$(median ch_meps_rising)" ">=" 15) | $(shape ch_meps_rising) |
+| the same, each replacement 256 + a random 0–255 bytes (random walk: the peak moves now and then; $(awk '{ printf("%.1f", 2 * $1 / 1e6) }' "$TMP/churn_walk.pairs") M events) | M events/s | $(stat3 ch_meps_walk) | ≥ 15 | $(verdict "$(median ch_meps_walk)" ">=" 15) | $(shape ch_meps_walk) |
 | analyzer, random churn, 100 k live ($(awk -v p="$p0" 'BEGIN { printf("%.1f", 2 * p / 1e6) }') M events) | M events/s | $(stat3 ch_meps_100000) | ≥ 20 | $(verdict "$(median ch_meps_100000)" ">=" 20) | $(shape ch_meps_100000) |
 | analyzer peak memory per live allocation (peak RSS at 1 M live ÷ 1 M) | bytes | $(stat3 ch_bpl) | ≤ 64 | $(verdict "$(median ch_bpl)" "<=" 64) | $(shape ch_bpl) |
+| the same, rising | bytes | $(stat3 ch_bpl_rising) | ≤ 64 | $(verdict "$(median ch_bpl_rising)" "<=" 64) | $(shape ch_bpl_rising) |
+| the same, random walk | bytes | $(stat3 ch_bpl_walk) | ≤ 64 | $(verdict "$(median ch_bpl_walk)" "<=" 64) | $(shape ch_bpl_walk) |
 | the same, marginal ((peak RSS at 1 M − at 100 k) ÷ 900 k) | bytes | $(stat3 ch_bpl_marg) | | | $(shape ch_bpl_marg) |
 EOF
 fi
 echo
 echo "Stream-ordered row: \`cmtbench pairs async 0 $N_PAT 1\` (one created stream; untracked $(fig p_async_base) ns/pair: the fake driver's async path takes its lock and hash table, not FAKECUDA_FAST's arena). The tracker adds one cuCtxGetCurrent per allocation and, per stream, one cuStreamGetCtx; no cuStreamIsCapturing before a capture was begun, no cuPointerGetAttribute (tests/cases/e2e_async_streams.sh counts them)."
 echo
-echo "Analyzer rows: \`cumemtrack report --json --no-symbols\` on dumps recorded by \`cmtbench pairs cuda 8 $AN_CHURN 1 LIVE random\` (CUMEMTRACK_DEPTH=8: LIVE allocations kept live, then random-order free+alloc pairs); events = 2 × pairs; wall time and peak RSS (wait4) of the analyzer process."
+echo "Analyzer rows: \`cumemtrack report --json --no-symbols\` on dumps recorded by \`cmtbench pairs cuda 8 $AN_CHURN 1 LIVE PATTERN\` (CUMEMTRACK_DEPTH=8: LIVE allocations kept live, then random-order free+alloc pairs; PATTERN random: the replacement is the freed size, rising: one byte more, walk: 256 + 0–255 bytes, as in §5's moving peaks); events = 2 × pairs; wall time and peak RSS (wait4) of the analyzer process."
+echo
+echo "Two threads: the wall-clock quotient (2 threads ÷ 1 thread, tracked ÷ untracked) has no target here because this machine cannot resolve it. It has 2 cores, shared with whatever else runs (load $LOAD0 at the start of this run, $LOAD1 at its end; host steal $STEAL): a 2-thread run reaches 2× only while both cores stay free for all of its ~0.5 s, and it ends with its slower thread, so one preemption of either thread (another process, the kernel writing back the dump, the host) moves the ratio by more than the tracker's effect of a few percent. Side by side in the same repetitions the untracked program's own ratio reads $(fig thrratio_u) and the quotient $(fig thrvsu_32): its spread is several times what it should detect. CPU time per pair (getrusage RUSAGE_THREAD: user + sys of every thread over the timed loop ÷ the pairs they made) counts only the time the threads ran, whether or not a second core was free; 2 ÷ 1 thread it is 1.00 when the threads do not slow each other down at all (shared cache lines, locks, the dump's file). That quotient, tracked ÷ untracked in the same repetition (≤ 1: the tracker adds no slowdown between threads of its own), is the figure for two threads."
 if [ -f bench/NOTES.md ]; then
     echo
     cat bench/NOTES.md

@@ -1,5 +1,5 @@
 /*
- * cmt_format.h — the cumemtrack dump format (version 2.1). This comment is the specification.
+ * cmt_format.h — the cumemtrack dump format (version 2.3). This comment is the specification.
  *
  * Shared by the tracer (preload/, the only writer) and the analyzer (analyzer/, the reader).
  * tests/unit/test_format.c pins every offset and size below: change them only with a major version bump.
@@ -74,7 +74,13 @@
  *
  *   ALLOC      api, kind, flags, zvarint device, ptr, varint size, varint granted (0: = size),
  *              varint stack (0: none), varint ctx (0: none)
- *   FREE       api, flags, zvarint device (as recorded at allocation; -2 when unknown), ptr
+ *   FREE       api, flags, zvarint device (as recorded at allocation; -2 when unknown), ptr.
+ *              From 2.3 a free of a live allocation takes its place in the order (and its time)
+ *              when the real free returned, so the replayed live bytes never fall below what
+ *              the driver still held; but when the driver handed the same key to another thread
+ *              before the free returned (or a teardown swept the table meanwhile), its place is
+ *              the one reserved when the tracker untracked it, before the real free (so before
+ *              that reuse's ALLOC), with the time the thread read last before then.
  *   RETRACK    like ALLOC, then varint result: the real free refused (result) the pointer the
  *              previous FREE released; it is live again with these attributes
  *   OOM        api, zvarint device, varint size, varint stack, varint result
@@ -122,6 +128,10 @@
  *   SUBALLOC       varint op (enum cmt_suballoc_op), varint heap, varint ptr, varint size,
  *                  varint stack, str name: a pool allocator's own bookkeeping reported through the
  *                  NVTX memory-heap API (heap = the heap's address; regions live inside heaps)
+ *   PYTHON         varint state (enum cmt_py_state), varint version, str text (2.3): the
+ *                  structured form of the INFO "python" sentence written just before it (version:
+ *                  major << 16 | minor << 8 | micro, 0 when unknown; text: the version as the
+ *                  tracer read it, at most 32 bytes); readers of older dumps parse the sentence
  *
  * PYTHON FRAMES
  *   When CPython runs in the process the tracer also records, for each stack, the calling thread's
@@ -142,7 +152,7 @@
  *   at a frame that did not look right keeps the frames read before it (header counter
  *   python_walk_failed counts such walks). INFO records with key "python" say whether Python
  *   frames are recorded ("CPython 3.11.7: Python frames on") or why not (a version without a frame
- *   layout entry: native-only stacks).
+ *   layout entry: native-only stacks); from 2.3 a PYTHON record says the same as codes.
  *
  * KEYS
  *   Allocations are keyed by (space, ptr), space = flags & CMT_FLAG_SPACE_MASK: ordinary memory
@@ -159,6 +169,10 @@
  *   2.1: proc_start_ticks and dump_id take the last 24 bytes of cmdline (1768 -> 1744 bytes). A 2.0
  *   dump's cmdline may run to offset 4096: a reader reads those fields only when version_minor >= 1.
  *   2.2: sequence numbers are hybrid logical clocks (ORDERING); the record layouts are unchanged.
+ *   2.3: a FREE's place is when the real free returned (RECORD ENCODING, FREE; the layout is
+ *   unchanged); the PYTHON record; the header's exit_status slot (offset 340, reserved0 before:
+ *   zero in older dumps). EXIT status: from 2.3 the status as wait() reports it (status & 0xff);
+ *   readers show an older dump's status the same way.
  *
  * IDENTITY
  *   A dump is the same dump (a copy, or the same file named twice) as another when host, pid,
@@ -174,7 +188,7 @@
 #define CMT_MAGIC "CUMEMTRK"
 #define CMT_VERSION_MAJOR 2
 #define CMT_VERSION_MAJOR_OLDEST 1 /* the oldest major the analyzer still reads */
-#define CMT_VERSION_MINOR 2
+#define CMT_VERSION_MINOR 3
 #define CMT_SEQ_SLOT_BITS 8 /* ORDERING: the low bits of a 2.2 sequence number */
 #define CMT_HEADER_SIZE 4096u
 #define CMT_BLOCK_SIZE 65536u
@@ -185,7 +199,7 @@
 #define CMT_MAX_SEGMENTS 64u
 
 /* Record types: X(NAME, type byte). The one list: the enum below and the reader's names
- * (analyzer/reader.c, "ALLOC", "MODULE_LOAD"...) are generated from it. Core types are below
+ * (analyzer/read/reader.c, "ALLOC", "MODULE_LOAD"...) are generated from it. Core types are below
  * CMT_REC_EXT_FIRST; extension types (CMT_REC_EXT_FIRST..CMT_REC_EXT_LAST) carry a length. */
 #define CMT_RECORDS(X)                                                                             \
     X(ALLOC, 0x01)                                                                                 \
@@ -209,7 +223,8 @@
     X(ALERT, 0x47)                                                                                 \
     X(EXEC_FAILED, 0x48)                                                                           \
     X(API_NAME, 0x49)                                                                              \
-    X(SUBALLOC, 0x4a)
+    X(SUBALLOC, 0x4a)                                                                              \
+    X(PYTHON, 0x4b)
 
 enum cmt_rec {
 #define CMT_REC_ENUM(name, type) CMT_REC_##name = type,
@@ -225,12 +240,14 @@ enum cmt_rec {
  * opens of one handle are recorded once) and cuMemImportFromShareableHandle (space VMM: the
  * handle, recorded at its first cuMemMap with that mapping's size, ended like a VMM handle). It is
  * not this process's allocation: readers keep it out of this process's leaks and peaks.
- * GRAPH (2.0): the allocation of a graph memory node (cuGraphAddMemAllocNode, or a
- * stream-ordered allocation captured into a graph), recorded when a launch of the graph reaches it
- * (at the node's fixed address, with the stack of the node's creation or of the capture, ctx 0)
- * and ended by a FREE: a free node in a launch, cuMemFree/cuMemFreeAsync outside the graph, or the
- * next launch of an executable instantiated with AUTO_FREE_ON_LAUNCH. Destroying the graph or
- * its executable does not end it. */
+ * GRAPH (2.0): the allocation of a graph memory node (cuGraphAddMemAllocNode, cuGraphAddNode,
+ * or a stream-ordered allocation captured into a graph), recorded when a launch of the graph
+ * reaches it (at the node's fixed address, with the stack of the node's creation or of the
+ * capture, ctx 0) and ended by a FREE: a free node in a launch, cuMemFree/cuMemFreeAsync outside
+ * the graph, or the next launch of an executable instantiated with AUTO_FREE_ON_LAUNCH. A launch's
+ * ALLOC and FREE records follow a topological order of the graph's edges (a free node an alloc
+ * node depends on comes first); the record layouts are unchanged. Destroying the graph or its
+ * executable does not end it. */
 #define CMT_KINDS(X)                                                                               \
     X(DEVICE, "device")                                                                            \
     X(PITCH, "pitch")                                                                              \
@@ -269,6 +286,26 @@ enum cmt_exit {
     CMT_EXIT_EXEC = 3,           /* replaced by exec */
 };
 
+/* The header's exit_status slot (2.3): 0 until the process ends; then, with one store when the
+ * EXIT record is written (whether or not the record found room), CMT_EXIT_SLOT_SET | how << 8 |
+ * status (0..255, as wait() reports it). A reader takes it when the dump has no EXIT record. */
+#define CMT_EXIT_SLOT_SET 0x80000000u
+#define CMT_EXIT_SLOT(how, status) (CMT_EXIT_SLOT_SET | ((uint32_t)(how) & 0xffu) << 8 | ((uint32_t)(status) & 0xffu))
+
+/* PYTHON.state (2.3): whether the tracer records Python frames, and why not. */
+#define CMT_PY_STATES(X)                                                                           \
+    X(ON, 1)            /* Python frames on */                                                     \
+    X(NO_LAYOUT, 2)     /* off: the CPython version has no frame layout entry in the tracer */     \
+    X(NO_SYMBOLS, 3)    /* off: the CPython lacks the symbols the walk needs */                    \
+    X(OBJECT_LAYOUT, 4) /* off: an object layout the tracer does not know (free-threaded, debug) */ \
+    X(ON_NO_EVAL, 5)    /* on, but the eval loop was not found: Python frames after native ones */
+
+enum cmt_py_state {
+#define CMT_PY_STATE_ENUM(id, v) CMT_PY_##id = v,
+    CMT_PY_STATES(CMT_PY_STATE_ENUM)
+#undef CMT_PY_STATE_ENUM
+};
+
 enum cmt_suballoc_op {
     CMT_SUB_HEAP_REGISTER = 1,   /* ptr, size: the heap's memory; name: its NVTX message */
     CMT_SUB_HEAP_UNREGISTER = 2, /* every region of the heap ends */
@@ -284,6 +321,9 @@ enum cmt_marker_flags {
     CMT_MARK_RANGE_POP = 2,
     CMT_MARK_SIGNAL = 3,
 };
+/* The domain of the range markers that bracket one test (cmt_test_begin / cmt_test_end): the
+ * analyzer's per-test view (analyzer/pertest.h). */
+#define CMT_TEST_DOMAIN "cumemtrack.test"
 
 /* Counters kept in the file header, updated atomically while the process runs. */
 #define CMT_COUNTERS(X)                                                                            \
@@ -333,7 +373,7 @@ struct cmt_file_header {
     uint64_t counters[CMT_MAX_COUNTERS]; /* 72 enum cmt_counter, atomically updated */
     uint64_t blocks_used;       /*  328 blocks handed out (advisory; readers scan) */
     uint32_t cmdline_len;       /*  336 bytes used in cmdline */
-    uint32_t reserved0;         /*  340 */
+    uint32_t exit_status;       /*  340 (2.3) CMT_EXIT_SLOT(how, status) once the process ended; 0 before */
     char host[256];             /*  344 NUL-terminated strings from here on */
     char job_id[128];           /*  600 SLURM_JOB_ID or TORCHELASTIC_RUN_ID */
     char cuda_visible_devices[512]; /* 728 "\x01unset" when unset */

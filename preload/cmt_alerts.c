@@ -184,3 +184,4 @@ void cmt_alerts_init(void) {
     const char *v = getenv("CUMEMTRACK_ALERT");
     if (v && *v) parse_alerts(v);
 }
+CMT_LIFECYCLE(alerts, 10, cmt_alerts_init, NULL);

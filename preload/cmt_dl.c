@@ -1,8 +1,9 @@
 /*
  * cmt_dl.c — the real dynamic-linker functions dlsym/dlopen/dlclose (found with dlvsym, never by
  * calling our own exports) and the address range of this library (to drop its frames from stacks
- * and to never store one of our wrappers as a "real" function). It calls nothing of the tracker's
- * but cmt_module_range: the hooks on the dynamic linker are cmt_dlhooks.c.
+ * and to never store one of our wrappers as a "real" function), and the address range a loaded
+ * object covers. It calls nothing of the tracker's: the hooks on the dynamic linker are
+ * cmt_dlhooks.c.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -10,12 +11,23 @@
 #include <string.h>
 
 #include "cmt_internal.h"
-#include "cmt_modules.h"
 
 void *(*cmt_real_dlsym)(void *, const char *);
 void *(*cmt_real_dlopen)(const char *, int);
 int (*cmt_real_dlclose)(void *);
 static uintptr_t own_lo, own_hi;
+
+void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) {
+    *lo = UINTPTR_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < *lo) *lo = a;
+        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
+    }
+}
 
 static int find_own(struct dl_phdr_info *info, size_t size, void *arg) {
     (void)size;

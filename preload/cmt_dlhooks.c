@@ -42,7 +42,7 @@ CMT_HIDDEN void *cmt_dlsym_pre(void *handle, const char *name, const void *calle
     void *real = cmt_real_dlsym(handle, name);
     if (!real) return NULL; /* let the real dlsym set dlerror() */
     if (!cmt_is_own_address(real)) cmt_set_real_slot((enum cmt_api)api, real);
-    return cmt_apis[api].wrapper;
+    return cmt_api_wrappers[api];
 }
 
 /* dlopen: RTLD_DEEPBIND would let the library bypass our hooks: strip it, warn once. */

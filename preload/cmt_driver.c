@@ -168,3 +168,4 @@ void cmt_driver_fork_child(void) {
     memset(primary_handle, 0, sizeof primary_handle);
     atomic_fetch_add(&cmt_ctx_epoch, 1);
 }
+CMT_LIFECYCLE(driver, 60, NULL, cmt_driver_fork_child);

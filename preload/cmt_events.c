@@ -122,12 +122,6 @@ static uint32_t ipc_ref(uint64_t ptr, int delta) {
 
 /* ---- allocations ---- */
 
-static uint64_t stream_key(const struct cmt_call *c) {
-    CUstream s = c->stream;
-    if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
-    return (uint64_t)(uintptr_t)s;
-}
-
 /* Whether c's stream is capturing; asks the driver only once a capture was ever begun. */
 static bool stream_capturing(const struct cmt_call *c) {
     if (CMT_LIKELY(!cmt_capture_possible())) return false;
@@ -275,8 +269,17 @@ static void track_alloc(struct cmt_call *c, CUresult r) {
     int64_t now = cmt_now();
     cmt_rec_alloc(CMT_REC_ALLOC, c->api, c->kind, flags | CMT_FLAG_CAPTURED, device, ptr, c->size, granted, stack, ctx,
                   cmt_seq_def(now), now, 0);
-    struct cmt_gnode n = {.ptr = ptr, .size = c->size, .stack = stack, .device = device};
-    cmt_graph_add(stream_key(c), true, &n);
+    /* the node just made is the capturing stream's only dependency now */
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CUgraph graph = NULL;
+    const CUgraphNode *deps = NULL;
+    size_t ndeps = 0;
+    CUstream s = c->stream;
+    if (!s && cmt_apis[c->api].per_thread) s = CU_STREAM_PER_THREAD;
+    if (CMT_DRV(cuStreamGetCaptureInfo, s, &st, &id, &graph, &deps, &ndeps) != CUDA_SUCCESS || ndeps != 1 || !deps)
+        ndeps = 0;
+    cmt_graph_node_made(ndeps ? (uint64_t)(uintptr_t)deps[0] : 0, (uint64_t)(uintptr_t)graph, ptr, stack);
 }
 
 /* ---- frees ---- */
@@ -285,9 +288,7 @@ bool cmt_untrack_captured(enum cmt_api api, unsigned flags, uint64_t ptr, CUstre
     struct cmt_call c = {.api = api, .stream = stream};
     if (!stream_capturing(&c)) return false;
     int64_t now = cmt_now();
-    cmt_rec_free(api, flags, -2, ptr, cmt_seq_def(now), now);
-    struct cmt_gnode n = {.ptr = ptr, .is_free = true};
-    cmt_graph_add(stream_key(&c), true, &n);
+    cmt_rec_free(api, flags, -2, ptr, cmt_seq_def(now), now); /* the graph's free node: read at instantiation */
     return true;
 }
 
@@ -306,7 +307,10 @@ static void untracked(struct cmt_call *c, enum cmt_untracked u, const struct cmt
 /* The general pre-hook's untrack. */
 static void untrack(struct cmt_call *c) {
     struct cmt_entry e;
-    untracked(c, cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e), &e);
+    untracked(c,
+              cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e, &c->free_seq,
+                          &c->free_time, &c->free_flags),
+              &e);
 }
 
 static void free_refused(struct cmt_call *c, CUresult r) {
@@ -328,18 +332,28 @@ static void free_refused(struct cmt_call *c, CUresult r) {
 
 /* ---- graph launches: graph memory becomes live (kind graph) ---- */
 
+/* An alloc node was added to a graph: its stack (the node's memory is live from a launch). */
+static void alloc_node_made(struct cmt_call *c, const CUmemPoolProps *props, CUdeviceptr ptr) {
+    if (!cmt_writer_ensure()) return;
+    CUgraphNode node = NULL;
+    if (c->out) memcpy(&node, c->out, sizeof node);
+    if (props->location.type == CU_MEM_LOCATION_TYPE_DEVICE) cmt_device_note(props->location.id);
+    cmt_graph_node_made((uint64_t)(uintptr_t)node, (uint64_t)(uintptr_t)c->graph, ptr, cmt_stack_capture(c->frame));
+}
+
 static void graph_end(enum cmt_api api, uint64_t ptr) {
     struct cmt_entry e;
     uint64_t seq;
     int64_t now = cmt_now();
-    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq)) {
+    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq, NULL)) {
         cmt_rec_free(api, CMT_SPACE_ADDR, e.device, ptr, seq, now);
         cmt_live_add(e.device, -(int64_t)e.size, NULL);
     }
 }
 
 /* After a successful launch (the order of the driver's own work: AUTO_FREE_ON_LAUNCH frees the
- * last launch's memory, the alloc nodes allocate, the free nodes free). */
+ * last launch's memory, then the memory nodes allocate and free in the order the graph's edges
+ * allow, as read at instantiation). */
 static void graph_launched(struct cmt_call *c) {
     int n = 0;
     unsigned long long flags = 0;
@@ -349,7 +363,10 @@ static void graph_launched(struct cmt_call *c) {
         for (int i = 0; i < n; i++)
             if (!nodes[i].is_free) graph_end(c->api, nodes[i].ptr);
     for (int i = 0; i < n; i++) {
-        if (nodes[i].is_free) continue;
+        if (nodes[i].is_free) {
+            graph_end(c->api, nodes[i].ptr);
+            continue;
+        }
         struct cmt_gnode *g = &nodes[i];
         struct cmt_entry e = {.key = g->ptr, .size = g->size, .stack = g->stack, .ctx = 0,
                               .device = (int8_t)g->device,
@@ -361,8 +378,6 @@ static void graph_launched(struct cmt_call *c) {
                        g->size, g->stack, 0, seq, now, 0);
         cmt_live_add(g->device, (int64_t)g->size, c->caller);
     }
-    for (int i = 0; i < n; i++)
-        if (nodes[i].is_free) graph_end(c->api, nodes[i].ptr);
     free(nodes);
 }
 
@@ -454,6 +469,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_IPC_CLOSE:
         /* the last reference unmaps: a free; an earlier one releases nothing */
         c->untracked = CMT_UNTRACK_NOTHING;
+        c->free_seq = 0;
         if (ipc_ref(c->ptr, 0) > 1) {
             ipc_ref(c->ptr, -1);
             c->untracked = CMT_UNTRACK_IPC_REF;
@@ -465,6 +481,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->untracked = CMT_UNTRACK_NOTHING;
+        c->free_seq = 0;
         if (c->ptr) untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
@@ -484,6 +501,8 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         track_alloc(c, r);
         break;
     case CMT_FAM_IPC_CLOSE:
+        if (c->free_seq) /* its FREE, now that the real close returned (before a RETRACK) */
+            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_seq, c->free_time);
         if (r != CUDA_SUCCESS) {
             if (c->untracked == CMT_UNTRACK_LIVE || c->untracked == CMT_UNTRACK_IPC_REF)
                 ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */
@@ -513,27 +532,11 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         if (r == CUDA_SUCCESS && cmt_writer_path()) pool_destroyed(c);
         break;
     case CMT_FAM_GRAPH_ALLOC_NODE:
-        if (r == CUDA_SUCCESS && c->mem_node && cmt_writer_ensure()) {
-            const CUDA_MEM_ALLOC_NODE_PARAMS *p = c->mem_node;
-            struct cmt_gnode n = {.ptr = p->dptr, .size = p->bytesize, .stack = cmt_stack_capture(c->frame),
-                                  .device = p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE
-                                                ? p->poolProps.location.id : -2};
-            if (n.device >= 0) cmt_device_note(n.device);
-            cmt_graph_add((uint64_t)(uintptr_t)c->graph, false, &n);
-        }
+        if (r == CUDA_SUCCESS && c->mem_node) alloc_node_made(c, &c->mem_node->poolProps, c->mem_node->dptr);
         break;
-    case CMT_FAM_GRAPH_FREE_NODE:
-        if (r == CUDA_SUCCESS) {
-            struct cmt_gnode n = {.ptr = c->ptr, .is_free = true};
-            cmt_graph_add((uint64_t)(uintptr_t)c->graph, false, &n);
-        }
-        break;
-    case CMT_FAM_CAPTURE_END:
-        if (r == CUDA_SUCCESS && c->out) {
-            CUgraph g = NULL;
-            memcpy(&g, c->out, sizeof g);
-            cmt_graph_capture_end(stream_key(c), (uint64_t)(uintptr_t)g);
-        }
+    case CMT_FAM_GRAPH_ADD_NODE:
+        if (r == CUDA_SUCCESS && c->node_params && c->node_params->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC)
+            alloc_node_made(c, &c->node_params->alloc.poolProps, c->node_params->alloc.dptr);
         break;
     case CMT_FAM_GRAPH_INSTANTIATE:
         if (r == CUDA_SUCCESS && c->out) {
@@ -574,12 +577,6 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
             teardown(c->api, (uint16_t)c->teardown_ctx, cmt_ctx_device((uint16_t)c->teardown_ctx),
                      0);
         break;
-    case CMT_FAM_GETPROC:
-        if (r == CUDA_SUCCESS && c->out) {
-            void **pfn = c->out;
-            *pfn = cmt_getproc_swap(c->sym, c->version, c->flags64, *pfn);
-        }
-        break;
     default: break;
     }
     cmt_leave();
@@ -615,6 +612,7 @@ void cmt_events_fork_child(void) {
     atomic_store(&cmt_exited, 0);
     atomic_store(&cmt_exiting, 0); /* the handler itself is inherited */
 }
+CMT_LIFECYCLE(events, 90, NULL, cmt_events_fork_child);
 
 /* ---- array sizes (what was asked for; the driver may round up) ---- */
 

@@ -119,7 +119,17 @@
       (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
        size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams),                            \
       (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), c.graph = hGraph;          \
-      c.mem_node = nodeParams)                                                                     \
+      c.out = phGraphNode; c.mem_node = nodeParams)                                                \
+    X(cuGraphAddNode, "cuGraphAddNode", 12020, 0, GRAPH_ADD_NODE, GRAPH,                             \
+      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
+       size_t numDependencies, CUgraphNodeParams *nodeParams),                                     \
+      (phGraphNode, hGraph, dependencies, numDependencies, nodeParams), c.graph = hGraph;          \
+      c.out = phGraphNode; c.node_params = nodeParams)                                             \
+    X(cuGraphAddNode_v2, "cuGraphAddNode", 12030, 0, GRAPH_ADD_NODE, GRAPH,                          \
+      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams), \
+      (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams),            \
+      c.graph = hGraph; c.out = phGraphNode; c.node_params = nodeParams)                           \
     X(cuGraphAddMemFreeNode, "cuGraphAddMemFreeNode", 11040, 0, GRAPH_FREE_NODE, NONE,               \
       (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
        size_t numDependencies, CUdeviceptr dptr),                                                  \
@@ -148,6 +158,25 @@
     X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 11040, 0, GRAPH_INSTANTIATE, NONE,          \
       (CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags),                       \
       (phGraphExec, hGraph, flags), c.out = phGraphExec; c.graph = hGraph; c.flags64 = flags)      \
+    X(cuGraphInstantiate, "cuGraphInstantiate", 10000, 0, GRAPH_INSTANTIATE, NONE,                   \
+      (CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,       \
+       size_t bufferSize),                                                                         \
+      (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), c.out = phGraphExec;              \
+      c.graph = hGraph)                                                                            \
+    X(cuGraphInstantiate_v2, "cuGraphInstantiate", 11000, 0, GRAPH_INSTANTIATE, NONE,                \
+      (CUgraphExec * phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,       \
+       size_t bufferSize),                                                                         \
+      (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize), c.out = phGraphExec;              \
+      c.graph = hGraph)                                                                            \
+    X(cuGraphInstantiateWithParams, "cuGraphInstantiateWithParams", 12000, 0, GRAPH_INSTANTIATE,     \
+      NONE, (CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *params),     \
+      (phGraphExec, hGraph, params), c.out = phGraphExec; c.graph = hGraph;                        \
+      c.flags64 = params ? params->flags : 0)                                                      \
+    X(cuGraphInstantiateWithParams_ptsz, "cuGraphInstantiateWithParams", 12000, 1,                   \
+      GRAPH_INSTANTIATE, NONE,                                                                     \
+      (CUgraphExec * phGraphExec, CUgraph hGraph, CUDA_GRAPH_INSTANTIATE_PARAMS *params),           \
+      (phGraphExec, hGraph, params), c.out = phGraphExec; c.graph = hGraph;                        \
+      c.flags64 = params ? params->flags : 0)                                                      \
     X(cuGraphLaunch, "cuGraphLaunch", 10000, 0, GRAPH_LAUNCH, GRAPH,                                 \
       (CUgraphExec hGraphExec, CUstream hStream), (hGraphExec, hStream), c.exec = hGraphExec;      \
       c.stream = hStream)                                                                          \
@@ -196,7 +225,8 @@
 /* Other names the library exports (besides the hooks above and the cmt_* API). */
 #define CMT_OTHER_EXPORTS(X)                                                                       \
     X(dlsym) X(dlopen) X(dlclose) X(_exit) X(_Exit) X(execve) X(execv) X(execvp) X(execvpe)        \
-        X(execl) X(execlp) X(execle) X(fexecve) X(exit) X(cmt_mark) X(InitializeInjectionNvtx2)     \
-        X(InitializeInjectionNvtxExtension)
+        X(execl) X(execlp) X(execle) X(fexecve) X(exit) X(cmt_mark) X(cmt_test_begin)              \
+            X(cmt_test_end) X(cmt_dump_path) X(InitializeInjectionNvtx2)                           \
+                X(InitializeInjectionNvtxExtension)
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * cmt_internal.h — what the modules of the preload share: the per-call descriptor, API ids
  * generated from cmt_hooks.h, the thread-local state, and the small helpers every module uses.
+ * The modules' layers: layers.txt (bottom first); which module owns which concept: README.md.
  */
 #ifndef CMT_INTERNAL_H
 #define CMT_INTERNAL_H
@@ -13,6 +14,7 @@
 
 #include "cmt_format.h"
 #include "cmt_hooks.h"
+#include "cmt_init.h" /* cmt_init(): lazy initialisation, safe to call from anywhere, any number of times */
 #include "cmt_state.h"
 
 #define CMT_HIDDEN __attribute__((visibility("hidden")))
@@ -46,6 +48,7 @@ enum cmt_family {
     CMT_FAM_VMM_IMPORT,
     CMT_FAM_GRAPH_ALLOC_NODE,
     CMT_FAM_GRAPH_FREE_NODE,
+    CMT_FAM_GRAPH_ADD_NODE,
     CMT_FAM_CAPTURE_BEGIN,
     CMT_FAM_CAPTURE_END,
     CMT_FAM_GRAPH_INSTANTIATE,
@@ -62,7 +65,7 @@ enum cmt_family {
     CMT_FAM_GETPROC,
 };
 
-/* Static description of a hooked variant (generated). */
+/* Static description of a hooked variant (generated: cmt_apis.c). */
 struct cmt_api_info {
     const char *sym;
     const char *base;
@@ -70,9 +73,11 @@ struct cmt_api_info {
     int per_thread;
     enum cmt_family family;
     int kind;
-    void *wrapper;
 };
 extern const struct cmt_api_info cmt_apis[CMT_API_COUNT] CMT_HIDDEN;
+/* Each variant's exported wrapper (generated with the wrappers: cmt_wrappers.c), for the layer of
+ * the wrappers: what dlsym hands out (cmt_dlhooks.c) and the wrappers pass to cmt_getproc_swap. */
+extern void *const cmt_api_wrappers[CMT_API_COUNT] CMT_HIDDEN;
 
 /* One intercepted call, filled by the generated wrapper. */
 struct cmt_call {
@@ -94,6 +99,7 @@ struct cmt_call {
     CUgraph graph;
     CUgraphExec exec;
     CUDA_MEM_ALLOC_NODE_PARAMS *mem_node;
+    CUgraphNodeParams *node_params; /* cuGraphAddNode */
     const void *caller;      /* return address into the application */
     const void *frame;       /* the wrapper's frame address (stack cache key) */
     const char *sym;         /* cuGetProcAddress */
@@ -106,7 +112,8 @@ struct cmt_call {
     enum cmt_untracked {     /* frees: what the pre-hook did (the post-hook undoes it if refused) */
         CMT_UNTRACK_NOTHING,  /* nothing recorded (a NULL pointer) */
         CMT_UNTRACK_UNKNOWN,  /* a FREE of an address that was not live was recorded */
-        CMT_UNTRACK_LIVE,     /* the live entry was removed (kept in `saved`) and a FREE recorded */
+        CMT_UNTRACK_LIVE,     /* the live entry was removed (kept in `saved`); its FREE recorded,
+                                 or to record when the real free returned (free_seq) */
         CMT_UNTRACK_CAPTURED, /* a free node of the graph being captured: nothing released now */
         CMT_UNTRACK_IPC_REF,  /* an IPC mapping's earlier reference: one reference dropped */
     } untracked;
@@ -118,6 +125,9 @@ struct cmt_call {
         uint8_t kind;
         uint8_t space;
     } saved;
+    uint64_t free_seq;       /* frees: the FREE still to write once the real free returned */
+    int64_t free_time;       /*   (cmt_free_late), with the number and time reserved; 0: none */
+    unsigned free_flags;
     int teardown_ctx;        /* ctx index to tear down after a successful destroy */
     uint32_t stack;          /* allocations: captured before the real call */
     uint16_t ctx_idx;        /* allocations: the current context (c->device: its device) */
@@ -135,18 +145,9 @@ extern int (*cmt_real_dlclose)(void *) CMT_HIDDEN;
 void cmt_dl_init(void) CMT_HIDDEN;
 bool cmt_is_own_address(const void *p) CMT_HIDDEN;
 void *cmt_next_sym(const char *name) CMT_HIDDEN; /* dlsym(RTLD_NEXT, name) from here */
-
-/* cmt_main.c: lazy initialisation (safe to call from anywhere, any number of times); inline: the
- * done-and-not-a-fresh-fork-child check every hook makes. */
-extern _Atomic int cmt_init_state CMT_HIDDEN;          /* 0 no, 1 running, 2 done */
-extern volatile uint64_t *cmt_fork_token CMT_HIDDEN;  /* reads 0 in a forked child (see cmt_main.c) */
-void cmt_init_slow(void) CMT_HIDDEN;
-static inline void cmt_init(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&cmt_init_state, memory_order_acquire) == 2) &&
-        CMT_LIKELY(!cmt_fork_token || *cmt_fork_token))
-        return;
-    cmt_init_slow();
-}
+struct dl_phdr_info;
+/* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */
+void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) CMT_HIDDEN;
 
 /* cmt_log.c: one-line messages to stderr without allocating. */
 extern bool cmt_log_quiet CMT_HIDDEN; /* CUMEMTRACK_QUIET */

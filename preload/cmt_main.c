@@ -1,66 +1,25 @@
 /*
- * cmt_main.c — the tracer's life: lazy initialisation (safe when another library's constructor
- * calls CUDA or dlsym before ours ran), fork, and the end of the process (exit, _exit, exec).
- * The configuration is read by cmt_state.c.
+ * cmt_main.c — the tracer's life: the constructor and the end of the process (exit, _exit, exec).
+ * The lazy initialisation (safe when another library's constructor calls CUDA or dlsym before ours
+ * ran) and fork are cmt_init.c's; the configuration is read by cmt_state.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "cmt_driver.h"
 #include "cmt_events.h"
-#include "cmt_graph.h"
 #include "cmt_internal.h"
-#include "cmt_modules.h"
-#include "cmt_nvtx.h"
 #include "cmt_ptrtab.h"
 #include "cmt_records.h"
-#include "cmt_python.h"
-#include "cmt_alerts.h"
-#include "cmt_marks.h"
-#include "cmt_stacks.h"
-#include "cmt_vmm.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
-
-_Atomic int cmt_init_state;
-
-/* A page that reads as zero in a forked child (MADV_WIPEONFORK): the child's state is reset by
- * whichever comes first, our pthread_atfork child handler or the first hook the child runs. The
- * handler alone is not enough: another library's child handler registered before ours (its
- * constructor ran first) may call CUDA in the child before ours runs, and would record into the
- * parent's inherited staging block, i.e. into the parent's dump. */
-volatile uint64_t *cmt_fork_token;
-
-static void fork_child(void) {
-    if (cmt_fork_token) {
-        if (*cmt_fork_token) return; /* already reset in this process (or not a fork: no wipe) */
-        *cmt_fork_token = 1;
-    }
-    atomic_fetch_add(&cmt_generation, 1);
-    cmt_writer_fork_child();
-    cmt_ptr_fork_child();
-    cmt_stacks_fork_child();
-    cmt_python_fork_child();
-    cmt_modules_fork_child();
-    cmt_driver_fork_child();
-    cmt_vmm_fork_child();
-    cmt_graph_fork_child();
-    cmt_events_fork_child();
-    cmt_tls.gen = atomic_load(&cmt_generation);
-    if (cmt_cfg.no_children) atomic_store(&cmt_disabled, 1);
-    cmt_gate_close(); /* read 0 already where the token page is wiped */
-}
 
 static int exit_status;
 static bool status_handler; /* on_exit(end_of_process) is registered */
@@ -73,49 +32,11 @@ static void end_of_process(int status, void *arg) {
     (void)arg;
     emit_exit(CMT_EXIT_CLEAN, status);
 }
-
-static __thread bool initialising; /* this thread runs cmt_init (a nested call returns) */
-
-static void fork_token_init(void) {
-    void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return;
-#ifdef MADV_WIPEONFORK
-    if (madvise(p, 4096, MADV_WIPEONFORK) == 0) {
-        *(volatile uint64_t *)p = 1;
-        atomic_store(&cmt_gate_at, (_Atomic(uint64_t) *)p + 1); /* closed (0): nothing opens it before init */
-        cmt_fork_token = p;
-        return;
-    }
-#endif
-    munmap(p, 4096); /* kernel before 4.14: only the atfork handler resets */
-}
-
-void cmt_init_slow(void) {
-    if (CMT_LIKELY(atomic_load_explicit(&cmt_init_state, memory_order_acquire) == 2)) {
-        if (CMT_UNLIKELY(cmt_fork_token && !*cmt_fork_token))
-            fork_child(); /* a child, before our handler */
-        return;
-    }
-    int expected = 0;
-    if (!atomic_compare_exchange_strong(&cmt_init_state, &expected, 1)) {
-        /* another thread is reading the configuration: wait for it (never for ourselves; bounded,
-         * in case that thread waits for a lock this one holds, such as the loader's) */
-        for (int i = 0; i < 20000 && !initialising && atomic_load_explicit(&cmt_init_state, memory_order_acquire) != 2; i++)
-            sched_yield();
-        return;
-    }
-    initialising = true;
-    fork_token_init();
-    cmt_dl_init();
-    cmt_read_config();
-    cmt_alerts_init();
-    cmt_marks_init();
-    cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
-    pthread_atfork(NULL, NULL, fork_child);
+/* The initialisation's last step (cmt_init.h). */
+static void register_end(void) {
     status_handler = on_exit(end_of_process, NULL) == 0;
-    initialising = false;
-    atomic_store_explicit(&cmt_init_state, 2, memory_order_release);
 }
+CMT_LIFECYCLE(main, 90, register_end, NULL);
 
 __attribute__((constructor)) static void cmt_ctor(void) { cmt_init(); }
 
@@ -125,6 +46,8 @@ static void emit_exit(int how, int status) {
     /* a vfork child (exec or _exit right after vfork, as posix_spawn-like code and Python's
      * subprocess do) shares our memory: its end is not ours */
     if (!cmt_writer_mine() || atomic_exchange(&cmt_exited, 1)) return;
+    status &= 0xff; /* as wait() reports it: exit(-1) is 255 */
+    cmt_writer_exit_slot(CMT_EXIT_SLOT(how, status)); /* whether or not the record finds room */
     cmt_rec_exit(cmt_ptr_clock(), how, status);
 }
 
@@ -159,6 +82,7 @@ CMT_EXPORT void _Exit(int status) { _exit(status); }
 static void exec_failed(int err) {
     if (!cmt_writer_mine()) return;
     atomic_store(&cmt_exited, 0);
+    cmt_writer_exit_slot(0); /* the process goes on */
     cmt_rec_exec_failed(err);
 }
 

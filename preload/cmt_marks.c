@@ -77,6 +77,7 @@ void cmt_marks_init(void) {
         sigaction(sig, &sa, NULL);
     }
 }
+CMT_LIFECYCLE(marks, 20, cmt_marks_init, NULL);
 
 /* The public entry point (include/cumemtrack.h). */
 CMT_EXPORT void cmt_mark(const char *label) {
@@ -84,4 +85,24 @@ CMT_EXPORT void cmt_mark(const char *label) {
     if (!label || !cmt_enter()) return;
     cmt_marker(label, CMT_MARK_POINT, "");
     cmt_leave();
+}
+
+/* A test runner's tests (include/cumemtrack.h): a range of domain CMT_TEST_DOMAIN per test. The
+ * end carries the name too, so the analyzer can tell an end that belongs to another test. */
+CMT_EXPORT void cmt_test_begin(const char *name) {
+    cmt_init();
+    if (!cmt_enter()) return;
+    cmt_marker(name ? name : "", CMT_MARK_RANGE_PUSH, CMT_TEST_DOMAIN);
+    cmt_leave();
+}
+
+CMT_EXPORT void cmt_test_end(const char *name) {
+    cmt_init();
+    if (!cmt_enter()) return;
+    cmt_marker(name ? name : "", CMT_MARK_RANGE_POP, CMT_TEST_DOMAIN);
+    cmt_leave();
+}
+
+CMT_EXPORT const char *cmt_dump_path(void) {
+    return cmt_writer_path();
 }

@@ -12,7 +12,6 @@
 #include "cmt_internal.h"
 #include "cmt_records.h"
 #include "cmt_modules.h"
-#include "cmt_stacks.h"
 #include "cmt_wire.h"
 #include "cmt_writer.h"
 
@@ -28,6 +27,7 @@ static struct module *mods;
 static size_t nmods, capmods;
 static uint32_t next_id;
 _Atomic int cmt_modules_dirty = 1;
+_Atomic uint32_t cmt_modules_unloaded;
 static unsigned long long seen_adds, seen_subs; /* dl_iterate_phdr's counters at the last scan */
 
 void cmt_modules_mark_dirty(void) {
@@ -40,18 +40,6 @@ static uint64_t str_hash(const char *s) {
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
     return h;
-}
-
-void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi) {
-    *lo = UINTPTR_MAX;
-    *hi = 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD) continue;
-        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-        if (a < *lo) *lo = a;
-        if (a + ph->p_memsz > *hi) *hi = a + ph->p_memsz;
-    }
 }
 
 static size_t build_id(const struct dl_phdr_info *info, const uint8_t **out) {
@@ -143,7 +131,7 @@ void cmt_modules_rescan(void) {
     }
     /* code really went away (a dlclose that dropped the last reference, or an unload inside libc):
      * return addresses may now mean other code */
-    if (unloaded) cmt_stacks_code_unloaded();
+    if (unloaded) atomic_fetch_add_explicit(&cmt_modules_unloaded, 1, memory_order_release);
     pthread_mutex_unlock(&lock);
 }
 
@@ -183,3 +171,4 @@ void cmt_modules_fork_child(void) {
     atomic_store(&cmt_modules_dirty, 1);
     cmt_gate_close();
 }
+CMT_LIFECYCLE(modules, 50, NULL, cmt_modules_fork_child);

@@ -18,11 +18,11 @@ void cmt_modules_rescan(void);
 static inline void cmt_modules_check(void) {
     if (__builtin_expect(atomic_load_explicit(&cmt_modules_dirty, memory_order_acquire), 0)) cmt_modules_rescan();
 }
+/* Bumped when a rescan finds a module gone: code really went away, return addresses may now mean
+ * other code (the stack caches keyed by return address start over when it moves). */
+extern _Atomic uint32_t cmt_modules_unloaded __attribute__((visibility("hidden")));
 /* Rescans if some address is in no known module. */
 void cmt_modules_cover(const void *const *ips, unsigned n);
 void cmt_modules_fork_child(void);
-struct dl_phdr_info;
-/* The address range [lo, hi) covered by a loaded object's PT_LOAD segments (hi 0: none). */
-void cmt_module_range(const struct dl_phdr_info *info, uintptr_t *lo, uintptr_t *hi);
 
 #endif

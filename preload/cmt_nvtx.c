@@ -12,10 +12,14 @@
  */
 #include <dlfcn.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
+/* the types and ids only: an injection library implements the API, it does not load one (the
+ * headers' implementation part is NVTX's loader, which would dlopen an injection itself) */
+#define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
 
@@ -278,7 +282,7 @@ CMT_EXPORT int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t *info) {
     return 1;
 }
 
-/* Called from cmt_init: offer ourselves as the NVTX injection unless one is already set. */
+/* At the initialisation (nvtx_start below): offer ourselves as the NVTX injection unless one is already set. */
 void cmt_nvtx_setup(bool for_children) {
     const char *f = getenv("CUMEMTRACK_NVTX_DOMAINS");
     if (f && *f) snprintf(filter, sizeof filter, "%s", f);
@@ -291,3 +295,9 @@ void cmt_nvtx_setup(bool for_children) {
     if (!realpath(info.dli_fname, path)) return;
     setenv("NVTX_INJECTION64_PATH", path, 0);
 }
+
+/* The initialisation's step (cmt_init.h): for children unless they are not tracked. */
+static void nvtx_start(void) {
+    cmt_nvtx_setup(!cmt_cfg.no_children && !cmt_disabled);
+}
+CMT_LIFECYCLE(nvtx, 30, nvtx_start, NULL);

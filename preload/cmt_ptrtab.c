@@ -88,6 +88,8 @@ void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
         for (;;) {
             int n = 0;
             cmt_ptr_lock(s);
+            for (uint32_t i = 0; i < s->ninflight; i++) /* those frees stay before what swept */
+                s->inflight[i] |= 1;
             for (uint32_t gi = 0; gi < s->ngroups && n < 64; gi++) {
                 struct cmt_ptr_group *g = &s->groups[gi];
                 for (int i = 0; i < CMT_PTR_GROUP_SLOTS && n < 64; i++) {
@@ -111,3 +113,4 @@ void cmt_ptr_fork_child(void) {
      * state starts from scratch too). The parent's arrays are abandoned, not freed. */
     memset(cmt_ptr_stripes, 0, sizeof cmt_ptr_stripes);
 }
+CMT_LIFECYCLE(ptrtab, 20, NULL, cmt_ptr_fork_child);

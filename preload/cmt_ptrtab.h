@@ -60,6 +60,7 @@ struct cmt_ptr_group {
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct cmt_ptr_group) == 192, "a group is three cache lines");
 
+#define CMT_PTR_INFLIGHT 3 /* frees of a stripe's keys inside the driver at once, kept apart */
 struct cmt_stripe {
     _Atomic int lock;
     uint32_t count;
@@ -67,7 +68,13 @@ struct cmt_stripe {
     uint32_t limit;   /* the count at which it grows (load 0.7) */
     struct cmt_ptr_group *groups;
     uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
+    /* frees in flight (removed, the real free not returned yet): their keys' hashes, bit 0 set
+     * once the key was inserted again (reused) or a sweep passed (the low 6 bits of a hash are
+     * the stripe's, so bit 0 is free for the flag) */
+    uint32_t ninflight;
+    uint64_t inflight[CMT_PTR_INFLIGHT];
 } __attribute__((aligned(64)));
+_Static_assert(sizeof(struct cmt_stripe) == 64, "a stripe is one cache line");
 
 extern struct cmt_stripe cmt_ptr_stripes[CMT_PTR_STRIPES] __attribute__((visibility("hidden")));
 void cmt_ptr_lock_slow(struct cmt_stripe *s) __attribute__((visibility("hidden"), cold));
@@ -205,6 +212,9 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool ok = true;
     cmt_ptr_lock(s);
+    if (__builtin_expect(s->ninflight != 0, 0)) /* a free of this key still in the driver: reused */
+        for (uint32_t i = 0; i < s->ninflight; i++)
+            if ((s->inflight[i] | 1) == (h | 1)) s->inflight[i] |= 1;
     /* the common case in one pass over the home group: below the limit (so the groups exist), not
      * there, not passed, a slot free */
     struct cmt_ptr_group *gp = NULL;
@@ -228,9 +238,11 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     return ok;
 }
 
-/* Removes key; copies the entry to *out. False when it was not live. Takes *seq either way. */
+/* Removes key; copies the entry to *out. False when it was not live. Takes *seq either way.
+ * inflight (may be NULL): when the entry was live and the stripe has room, the free stays in
+ * flight (*inflight true) until cmt_ptr_freed: *seq is then only reserved. */
 static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, unsigned space, int64_t now,
-                                                                 struct cmt_entry *out, uint64_t *seq) {
+                                                                 struct cmt_entry *out, uint64_t *seq, bool *inflight) {
     uint64_t h = cmt_ptr_hash(key, space);
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool found = false;
@@ -251,10 +263,36 @@ static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, u
             found = cmt_ptr_remove_slow(s, home, t, key, out);
         }
     }
+    if (inflight) {
+        *inflight = found && s->ninflight < CMT_PTR_INFLIGHT;
+        if (*inflight) s->inflight[s->ninflight++] = h & ~(uint64_t)1;
+    }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     cmt_ptr_unlock(s);
     return found;
+}
+/* The real free of key (in flight since cmt_ptr_remove reserved *seq for it) returned at time
+ * now: *seq becomes that moment's number (after the stripe's clock) unless the key was inserted
+ * again meanwhile or a sweep passed (then the reserved one stays). Returns whether it changed. */
+static inline __attribute__((always_inline)) bool cmt_ptr_freed(uint64_t key, unsigned space, int64_t now,
+                                                                uint64_t *seq) {
+    uint64_t h = cmt_ptr_hash(key, space);
+    struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
+    bool late = false;
+    cmt_ptr_lock(s);
+    for (uint32_t i = 0; i < s->ninflight; i++)
+        if ((s->inflight[i] | 1) == (h | 1)) {
+            late = !(s->inflight[i] & 1);
+            s->inflight[i] = s->inflight[--s->ninflight];
+            break;
+        }
+    if (late) {
+        *seq = cmt_seq_after(s->clock, now);
+        __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED);
+    }
+    cmt_ptr_unlock(s);
+    return late;
 }
 /* The largest clock of the stripes (read without their locks: async-signal-safe): a number after
  * it follows every insert and remove that happened before the call. */

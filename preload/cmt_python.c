@@ -42,6 +42,9 @@ static int (*addr2line)(void *, int);
 static uintptr_t code_type, frame_type, unicode_type;
 static uintptr_t eval_lo, eval_hi;
 static char note[256];
+static char note_ver[64];          /* the version the note names ("3.11.7") */
+static unsigned note_state;        /* enum cmt_py_state of the note (format 2.3: PYTHON record) */
+static uint32_t note_hex;          /* major << 16 | minor << 8 | micro, 0 when unknown */
 static _Atomic uint32_t note_gen; /* generation + 1 whose dump has the note */
 
 static inline uintptr_t ld(uintptr_t base, int off) {
@@ -108,6 +111,11 @@ static void detect(void) {
     code_type = (uintptr_t)sym(h, "PyCode_Type");
     unicode_type = (uintptr_t)sym(h, "PyUnicode_Type");
     frame_type = (uintptr_t)sym(h, "PyFrame_Type");
+    unsigned vmaj = 0, vmin = 0, vmic = 0;
+    snprintf(note_ver, sizeof note_ver, "%.32s", ver);
+    if (sscanf(ver, "%u.%u.%u", &vmaj, &vmin, &vmic) >= 2 && vmaj < 256 && vmin < 256 && vmic < 256)
+        note_hex = vmaj << 16 | vmin << 8 | vmic;
+    note_state = CMT_PY_NO_LAYOUT;
     if (!l) {
         snprintf(note, sizeof note,
                  "CPython %.32s has no frame layout entry in this cumemtrack: native-only stacks",
@@ -117,6 +125,7 @@ static void detect(void) {
     }
     if (!get_tstate || !is_initialized || !addr2line || !code_type || !unicode_type ||
         (l->lasti && !frame_type)) {
+        note_state = CMT_PY_NO_SYMBOLS;
         snprintf(note, sizeof note,
                  "CPython %.32s lacks the symbols Python frames need: native-only stacks", ver);
         atomic_store(&state, PY_UNSUPPORTED);
@@ -126,6 +135,7 @@ static void detect(void) {
      * free-threaded (3.13t) or Py_TRACE_REFS build, whose layouts differ */
     uintptr_t type_type = (uintptr_t)sym(h, "PyType_Type");
     if (!type_type || ld(code_type, 8) != type_type) {
+        note_state = CMT_PY_OBJECT_LAYOUT;
         snprintf(note, sizeof note,
                  "CPython %.32s has an object layout this cumemtrack does not know (free-threaded "
                  "or debug build?): "
@@ -142,6 +152,7 @@ static void detect(void) {
         eval_hi = (uintptr_t)ev + es->st_size;
     }
     L = l;
+    note_state = eval_hi ? CMT_PY_ON : CMT_PY_ON_NO_EVAL;
     snprintf(note, sizeof note, "CPython %.32s: Python frames on%s", ver,
              eval_hi ? "" : " (eval loop not found: Python frames after the native ones)");
     atomic_store_explicit(&state, PY_ON, memory_order_release);
@@ -157,6 +168,7 @@ static void emit_note(void) {
     if (CMT_LIKELY(atomic_load_explicit(&note_gen, memory_order_relaxed) == g)) return;
     if (atomic_exchange(&note_gen, g) == g || !note[0]) return;
     cmt_rec_info("python", note);
+    cmt_rec_python(note_state, note_hex, note_ver); /* the same, as codes (format 2.3) */
 }
 
 /* PY_ON when Python frames can be walked in this process. */
@@ -433,3 +445,4 @@ void cmt_python_fork_child(void) {
     pthread_mutex_init(&codes_lock, NULL);
     pthread_mutex_init(&detect_lock, NULL);
 }
+CMT_LIFECYCLE(python, 40, NULL, cmt_python_fork_child);

@@ -162,6 +162,13 @@ void cmt_rec_info(const char *key, const char *value) {
     ext(CMT_REC_INFO, buf, p);
 }
 
+void cmt_rec_python(unsigned state, uint32_t version, const char *text) {
+    uint8_t buf[2 * CMT_VARINT_MAX + 80], *p = cmt_put_varint(buf, state);
+    p = cmt_put_varint(p, version);
+    p = cmt_put_str(p, text, 63);
+    ext(CMT_REC_PYTHON, buf, p);
+}
+
 void cmt_rec_marker(const char *label, unsigned flags, const char *domain) {
     uint8_t buf[2048 + 3 * CMT_VARINT_MAX], *p = cmt_put_str(buf, label ? label : "", 1024);
     p = cmt_put_varint(p, flags);

@@ -1,6 +1,6 @@
 /*
  * cmt_records.h — every record the tracer writes, one encoder each, in the order and with the
- * fields of the record list in include/cmt_format.h (the reader, analyzer/reader.c, mirrors them).
+ * fields of the record list in include/cmt_format.h (the reader, analyzer/read/reader.c, mirrors them).
  * No other module encodes a payload: they call these. Framing (sequence, time, staging block)
  * is the writer's (cmt_writer.h). ALLOC, RETRACK and FREE take the sequence number and time the
  * caller took where it decided the event's place in the order; the others take their own
@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "cmt_internal.h"
+#include "cmt_seq.h"
 #include "cmt_writer.h"
 
 /* ALLOC or RETRACK (type), result: RETRACK only (the refused free's CUresult). Inline: they are
@@ -82,6 +83,8 @@ void cmt_rec_pool(uint64_t pool, int loc_type, int loc_id, int op) CMT_HIDDEN;
 void cmt_rec_unmatched_proc(const char *sym, int version, uint64_t flags) CMT_HIDDEN;
 void cmt_rec_vmm_map(int op, uint64_t va, uint64_t size, uint64_t handle) CMT_HIDDEN;
 void cmt_rec_info(const char *key, const char *value) CMT_HIDDEN;
+/* PYTHON (2.3): state (enum cmt_py_state), version (major << 16 | minor << 8 | micro), its text. */
+void cmt_rec_python(unsigned state, uint32_t version, const char *text) CMT_HIDDEN;
 void cmt_rec_marker(const char *label, unsigned flags, const char *domain) CMT_HIDDEN;
 void cmt_rec_alert(int device, uint64_t live, uint64_t threshold, const void *caller) CMT_HIDDEN;
 void cmt_rec_exec_failed(int err) CMT_HIDDEN;

@@ -1,6 +1,6 @@
 /*
  * cmt_resolve.h — finding the driver's functions: the real-pointer slots of the hooked variants
- * (what a wrapper calls), the cuGetProcAddress variant map (hands out our wrappers for the
+ * (what a wrapper calls), the real cuGetProcAddress (cmt_getproc.h hands out our wrappers for the
  * variants we know), and the few driver functions the tracker calls itself (oldest variants that
  * do the job, asked through the real cuGetProcAddress).
  */
@@ -19,7 +19,8 @@ static inline void *cmt_real_slot(enum cmt_api api) {
     return __builtin_expect(f != NULL, 1) ? f : cmt_real_slot_slow(api);
 }
 void cmt_set_real_slot(enum cmt_api api, void *fn) CMT_HIDDEN;
-void *cmt_getproc_swap(const char *sym, int version, cuuint64_t flags, void *real) CMT_HIDDEN;
+/* Asks the real cuGetProcAddress (either form) for base; NULL when it has none. */
+void *cmt_real_getproc(const char *base, int version, cuuint64_t flags) CMT_HIDDEN;
 int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported name, or -1 */
 
 /* The tracker's own driver calls: X(name, version, exported_name, params) */
@@ -48,7 +49,20 @@ int cmt_hooked_symbol(const char *name) CMT_HIDDEN; /* api id of an exported nam
     X(cuMemGetAddressRange, 3020, "cuMemGetAddressRange_v2",                                       \
       (CUdeviceptr * base, size_t * size, CUdeviceptr ptr))                                        \
     X(cuMemGetAllocationPropertiesFromHandle, 10020, "cuMemGetAllocationPropertiesFromHandle",     \
-      (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))
+      (CUmemAllocationProp * prop, CUmemGenericAllocationHandle handle))                           \
+    X(cuStreamGetCaptureInfo, 11030, "cuStreamGetCaptureInfo_v2",                                  \
+      (CUstream hStream, CUstreamCaptureStatus * status, cuuint64_t * id, CUgraph * graph,         \
+       const CUgraphNode **deps, size_t *numDeps))                                                 \
+    X(cuGraphGetNodes, 10000, "cuGraphGetNodes", (CUgraph hGraph, CUgraphNode * nodes, size_t * n)) \
+    X(cuGraphGetEdges, 10000, "cuGraphGetEdges",                                                   \
+      (CUgraph hGraph, CUgraphNode * from, CUgraphNode * to, size_t * numEdges))                   \
+    X(cuGraphNodeGetType, 10000, "cuGraphNodeGetType", (CUgraphNode hNode, CUgraphNodeType * type)) \
+    X(cuGraphChildGraphNodeGetGraph, 10000, "cuGraphChildGraphNodeGetGraph",                       \
+      (CUgraphNode hNode, CUgraph * phGraph))                                                      \
+    X(cuGraphMemAllocNodeGetParams, 11040, "cuGraphMemAllocNodeGetParams",                         \
+      (CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS * params))                                    \
+    X(cuGraphMemFreeNodeGetParams, 11040, "cuGraphMemFreeNodeGetParams",                           \
+      (CUgraphNode hNode, CUdeviceptr * dptr))
 
 /* cmt_drv_NAME_fn(): the function (NULL when the driver lacks it); inline once resolved. */
 #define CMT_DRV_DECL(name, ver, exported, params)                                                  \

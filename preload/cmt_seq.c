@@ -2,7 +2,9 @@
  * cmt_seq.c — see cmt_seq.h: the writer slots, the shared slot's clock and the definition floor.
  */
 #include <pthread.h>
+#include <time.h>
 
+#include "cmt_init.h"
 #include "cmt_seq.h"
 
 int64_t cmt_seq_base;
@@ -18,6 +20,15 @@ static _Atomic uint64_t shared_clock; /* the last number of the shared slot */
 void cmt_seq_init(int64_t now) {
     cmt_seq_base = now - 1;
 }
+
+/* The time origin, at the initialisation (cmt_init.h; the configuration read, the event clock
+ * chosen): CLOCK_MONOTONIC, the clock event times count in. */
+static void seq_start(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    cmt_seq_init((int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+CMT_LIFECYCLE(seq, 0, seq_start, NULL);
 
 /* Under slots_lock. */
 static void fill_slots(void) {

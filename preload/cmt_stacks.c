@@ -30,7 +30,7 @@ static __thread int stack_oom;
 struct stack {
     UT_hash_handle hh;
     uint32_t id;
-    uint32_t epoch; /* code_epoch when defined: a stack of an older one is never served again */
+    uint32_t epoch; /* cmt_modules_unloaded when defined: a stack of an older one is never served again */
     uint32_t words;
     uint64_t hash;
     uintptr_t key[];
@@ -203,13 +203,6 @@ struct tcache {
     uint32_t serial;
 };
 
-/* bumped when a library is unloaded: rules and stacks keyed by return address start over */
-static _Atomic uint32_t code_epoch;
-
-void cmt_stacks_code_unloaded(void) {
-    atomic_fetch_add_explicit(&code_epoch, 1, memory_order_release);
-}
-
 static __thread struct {
     uint32_t gen, epoch;
     int state;        /* 0 unknown, 1 usable, -1 not for this thread */
@@ -241,7 +234,7 @@ static void sc_make_key(void) {
 
 static struct sc_entry *sc_lookup(uintptr_t ra, uintptr_t sp) {
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
-    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_acquire);
+    uint32_t epoch = atomic_load_explicit(&cmt_modules_unloaded, memory_order_acquire);
     if (CMT_UNLIKELY(sc.gen != gen || sc.epoch != epoch)) {
         sc.gen = gen;
         sc.epoch = epoch;
@@ -569,7 +562,7 @@ static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
         memset(&cache, 0, sizeof cache);
         cache.gen = gen;
     }
-    uint32_t epoch = atomic_load_explicit(&code_epoch, memory_order_acquire);
+    uint32_t epoch = atomic_load_explicit(&cmt_modules_unloaded, memory_order_acquire);
     struct stack *c = cache.e[h & (TLS_CACHE - 1)];
     if (c && c->hash == h && c->epoch == epoch && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0)
         return c;
@@ -625,3 +618,4 @@ void cmt_stacks_fork_child(void) {
     atomic_store(&next_id, 0);
     memset(&cache, 0, sizeof cache);
 }
+CMT_LIFECYCLE(stacks, 30, NULL, cmt_stacks_fork_child);

@@ -5,7 +5,10 @@
  * to the eval-loop native frames that ran them, deduplicated in striped uthash tables
  * (HASH_NONFATAL_OOM) behind per-thread caches that recognise a known stack without unwinding
  * by checking every stack word its unwinding would read, the return addresses' DWARF rules known
- * (cmt_cfi.h; see cmt_stacks.c), each distinct stack written once as a STACK record.
+ * (cmt_cfi.h; see cmt_stacks.c), each distinct stack written once as a STACK record. When a
+ * library is unloaded (cmt_modules_unloaded moves), the caches start over and so does the table of
+ * stacks: a stack met again gets a new id and a new STACK record, after the module records of what
+ * is mapped now (its addresses may be another library's).
  */
 #ifndef CMT_STACKS_H
 #define CMT_STACKS_H
@@ -18,10 +21,6 @@
  * words, which lets a per-thread cache recognise a call site whose stack has not changed. */
 uint32_t cmt_stack_capture(const void *frame);
 void cmt_stacks_fork_child(void);
-/* A library was unloaded (cmt_modules_rescan found a module gone): the per-thread stack caches,
- * keyed by return address, start over, and so does the table of stacks (a stack met from now on
- * gets a new id and a new STACK record: its addresses may now be another library's). */
-void cmt_stacks_code_unloaded(void);
 /* Raw return addresses of the current stack (0 when libunwind is missing). */
 int cmt_stack_raw(void **buf, int n);
 

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cmt_internal.h"
-#include "cmt_seq.h"
 
 struct cmt_config cmt_cfg = {.depth = 64, .stack_cache = true, .python = true};
 _Atomic int cmt_disabled;
@@ -126,7 +125,6 @@ void cmt_read_config(void) {
     v = getenv("CUMEMTRACK_TEST_BUSY");
     cmt_cfg.busy_every = v ? (unsigned)strtoul(v, NULL, 10) : 0;
     clock_init(getenv("CUMEMTRACK_CLOCK"));
-    cmt_seq_init(mono_ns(CLOCK_MONOTONIC));
     v = getenv("CUMEMTRACK_MANIFEST");
     if (v && *v) absolute_path(cmt_cfg.manifest, sizeof cmt_cfg.manifest, v);
     cmt_cfg.no_children = env_flag("CUMEMTRACK_NO_CHILDREN", false);

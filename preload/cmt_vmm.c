@@ -42,7 +42,23 @@ static __thread struct {
     bool release_found, release_freed;
     struct mapping maps[MAX_UNDO];
     struct handle freed[MAX_UNDO];
+    uint64_t late_seq[MAX_UNDO]; /* freed[i]'s FREE, in flight (flight[]): its reserved number, */
+    int64_t late_time[MAX_UNDO]; /* and time; 0: written already (or none) */
 } undo;
+
+/* Handles whose release/unmap is inside the driver (their FREE is written when it returned, at
+ * that moment, unless the handle was created again meanwhile: reused). Under lock. */
+#define MAX_FLIGHT 64
+static struct {
+    uint64_t handle;
+    bool reused;
+} flight[MAX_FLIGHT];
+static int nflight;
+
+static void flight_reused(uint64_t handle) {
+    for (int i = 0; i < nflight; i++)
+        if (flight[i].handle == handle) flight[i].reused = true;
+}
 
 /* Inserts a copy of v into its table (under lock); NULL, counted in table_full, when memory ran out. */
 static struct handle *add_handle(const struct handle *v) {
@@ -71,18 +87,51 @@ static struct mapping *add_mapping(const struct mapping *v) {
     return NULL;
 }
 
+/* Ends h before the real release/unmap: its FREE stays in flight (written by flight_done when
+ * the call returned) where undo and flight[] have room, else it is written now. */
 static void end_handle(enum cmt_api api, struct handle *h) {
     HASH_DEL(handles, h);
+    bool kept = undo.nfreed < MAX_UNDO;
+    if (kept) {
+        undo.freed[undo.nfreed] = *h;
+        undo.late_seq[undo.nfreed] = 0;
+    } else
+        cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
     if (!h->pending) {
-        int64_t now = cmt_now();
-        cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, cmt_seq_def(now), now);
+        int64_t now = cmt_tls.clk_last ? cmt_tls.clk_last : cmt_now();
+        uint64_t seq = cmt_seq_def(now);
+        if (kept && seq && nflight < MAX_FLIGHT) {
+            flight[nflight].handle = h->handle;
+            flight[nflight++].reused = false;
+            undo.late_seq[undo.nfreed] = seq;
+            undo.late_time[undo.nfreed] = now;
+        } else {
+            cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, seq, now);
+        }
     }
     if (h->kind == CMT_KIND_VMM) cmt_live_add(h->device, -(int64_t)h->size, NULL);
-    if (undo.nfreed < MAX_UNDO)
-        undo.freed[undo.nfreed++] = *h;
-    else
-        cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
+    if (kept) undo.nfreed++;
     free(h);
+}
+
+/* The real release/unmap returned: the FREEs left in flight, at this moment unless the handle was
+ * created again meanwhile (then at the number reserved before the call, before that ALLOC). */
+static void flight_done(enum cmt_api api) {
+    for (int i = 0; i < undo.nfreed; i++) {
+        if (!undo.late_seq[i]) continue;
+        const struct handle *h = &undo.freed[i];
+        bool reused = true;
+        for (int k = 0; k < nflight; k++)
+            if (flight[k].handle == h->handle) {
+                reused = flight[k].reused;
+                flight[k] = flight[--nflight];
+                break;
+            }
+        int64_t now = reused ? undo.late_time[i] : cmt_now();
+        uint64_t seq = reused ? undo.late_seq[i] : cmt_seq_def(now);
+        cmt_rec_free(api, CMT_SPACE_VMM, h->device, h->handle, seq, now);
+        undo.late_seq[i] = 0;
+    }
 }
 
 static void restore_handle(enum cmt_api api, const struct handle *saved, CUresult r) {
@@ -105,6 +154,7 @@ void cmt_vmm_created(struct cmt_call *c, uint64_t handle, uint32_t stack) {
     /* its identity even when no context was ever current (a device-addressed call) */
     if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
+    if (nflight) flight_reused(handle); /* its release is still inside the driver */
     add_handle(&(struct handle){
         .handle = handle, .size = c->size, .stack = stack, .refs = 1, .device = device, .kind = CMT_KIND_VMM});
     int64_t now = cmt_now();
@@ -124,6 +174,7 @@ void cmt_vmm_imported(struct cmt_call *c, uint64_t handle, uint32_t stack) {
         device = prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE ? prop.location.id : -1;
     if (device >= 0) cmt_device_note(device);
     pthread_mutex_lock(&lock);
+    if (nflight) flight_reused(handle);
     add_handle(&(struct handle){.handle = handle,
                                 .stack = stack,
                                 .refs = 1,
@@ -152,6 +203,11 @@ void cmt_vmm_release_pre(struct cmt_call *c) {
 }
 
 void cmt_vmm_release_post(struct cmt_call *c, CUresult r) {
+    if (undo.release_freed) { /* the FREE in flight (before a RETRACK, if refused) */
+        pthread_mutex_lock(&lock);
+        flight_done(c->api);
+        pthread_mutex_unlock(&lock);
+    }
     if (r == CUDA_SUCCESS || !undo.release_found) return;
     pthread_mutex_lock(&lock);
     if (undo.release_freed && undo.nfreed) {
@@ -206,6 +262,11 @@ void cmt_vmm_unmap_pre(struct cmt_call *c) {
 }
 
 void cmt_vmm_unmap_post(struct cmt_call *c, CUresult r) {
+    if (undo.nfreed) { /* the FREEs in flight (before the RETRACKs, if refused) */
+        pthread_mutex_lock(&lock);
+        flight_done(c->api);
+        pthread_mutex_unlock(&lock);
+    }
     if (r == CUDA_SUCCESS) return;
     pthread_mutex_lock(&lock);
     for (int i = 0; i < undo.nfreed; i++) restore_handle(c->api, &undo.freed[i], r);
@@ -231,6 +292,9 @@ void cmt_vmm_retained(struct cmt_call *c, uint64_t handle) {
 
 void cmt_vmm_fork_child(void) {
     pthread_mutex_init(&lock, NULL);
+    nflight = 0; /* the parent's frees in flight are the parent's */
+    undo.nfreed = 0;
     handles = NULL; /* abandoned: another thread may have been inside them */
     mappings = NULL;
 }
+CMT_LIFECYCLE(vmm, 70, NULL, cmt_vmm_fork_child);

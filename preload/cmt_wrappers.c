@@ -1,5 +1,6 @@
 /*
- * cmt_wrappers.c — the exported wrappers and the API table, generated from cmt_hooks.h.
+ * cmt_wrappers.c — the exported wrappers and the table of their addresses (cmt_api_wrappers),
+ * generated from cmt_hooks.h.
  *
  * Each wrapper is exported under the exact ABI name (an asm label, so cuda.h's renaming macros
  * never get in the way), calls the pre-hook, the real function from its slot, and the post-hook.
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "cmt_events.h"
+#include "cmt_getproc.h"
 #include "cmt_internal.h"
 #include "cmt_resolve.h"
 #include "cmt_streams.h"
@@ -57,15 +59,15 @@
         }                                                                                                              \
         CUresult r = real args;                                                                                        \
         cmt_streams_post(CMT_FAM_##fam);                                                                               \
+        cmt_getproc_post(CMT_FAM_##fam, &c, r, cmt_api_wrappers); /* nothing but for cuGetProcAddress */               \
         cmt_hook_end(&c, CMT_FAM_##fam, r);                                                                            \
         return r;                                                                                                      \
     }
 CMT_HOOKS(CMT_WRAPPER)
 #undef CMT_WRAPPER
 
-const struct cmt_api_info cmt_apis[CMT_API_COUNT] = {
-#define CMT_API_INFO(sym, base, ver, pt, fam, knd, params, args, fill)                            \
-    [CMT_API_##sym] = {#sym, base, ver, pt, CMT_FAM_##fam, CMT_KIND_##knd, (void *)cmt_w_##sym},
-    CMT_HOOKS(CMT_API_INFO)
-#undef CMT_API_INFO
+void *const cmt_api_wrappers[CMT_API_COUNT] = {
+#define CMT_API_WRAPPER(sym, base, ver, pt, fam, knd, params, args, fill) [CMT_API_##sym] = (void *)cmt_w_##sym,
+    CMT_HOOKS(CMT_API_WRAPPER)
+#undef CMT_API_WRAPPER
 };

@@ -57,6 +57,10 @@ void cmt_counter_add(enum cmt_counter c, uint64_t n) {
     __atomic_fetch_add(ctr, n, __ATOMIC_RELAXED);
 }
 
+void cmt_writer_exit_slot(uint32_t v) {
+    if (cmt_writer_mine()) __atomic_store_n(&dump.hdr->exit_status, v, __ATOMIC_RELEASE);
+}
+
 void cmt_writer_set_stacks_available(bool yes) {
     if (dump.hdr) dump.hdr->stacks_available = yes;
 }
@@ -175,7 +179,7 @@ static void fill_dump_id(uint8_t id[16]) {
 }
 
 /* Fills the header of a new dump; the magic last (after a release fence), so a follower that finds
- * the file while this runs sees no dump yet (analyzer/reader.h cmt_dump_being_created) rather
+ * the file while this runs sees no dump yet (analyzer/read/reader.h cmt_dump_being_created) rather
  * than a header without its times, host and rank, which it would keep. */
 static void fill_header(struct cmt_file_header *h) {
     h->version_major = CMT_VERSION_MAJOR;
@@ -694,3 +698,4 @@ void cmt_writer_fork_child(void) {
     nfree_slots = 0;
     memset(&cmt_tls, 0, sizeof cmt_tls);
 }
+CMT_LIFECYCLE(writer, 10, NULL, cmt_writer_fork_child);

@@ -93,5 +93,8 @@ const char *cmt_writer_path(void);
  * parent's memory without running fork handlers: it must never write there). */
 bool cmt_writer_mine(void);
 void cmt_writer_set_stacks_available(bool yes);
+/* Stores v into the header's exit_status slot (one store; include/cmt_format.h), when this
+ * process's dump is open. */
+void cmt_writer_exit_slot(uint32_t v);
 
 #endif

@@ -3,6 +3,7 @@
 # prints the exact command). Usage: scripts/deps.sh [extra-package...]
 set -u
 pkgs=(gcc make binutils uthash-dev libunwind8 libdw-dev libelf-dev python3 python3-dev tmux "$@") # python3-dev: the Python-frames tests build a C extension and check layouts against its headers; tmux: top's interactive test; binutils: objdump checks the shipped prefetch
+pkgs+=(python3-pytest python3-pytest-xdist g++ libgtest-dev) # the pytest plugin's tests (xdist: the merge of workers); g++ and GoogleTest: the per-test listener example
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

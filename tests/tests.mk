@@ -33,21 +33,21 @@ FAKE_TARGETS := $(FAKE_OUT)/fakecuda/libcuda.so.1 $(FAKE_OUT)/fakecuda/libcuda.s
 test-programs: $(FAKE_TARGETS)
 
 # --- fake driver ---------------------------------------------------------------------------
-$(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c include/cmt_format.h tests/tests.mk
+$(FAKE_OUT)/fakecuda/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/fakecuda_graph.c tests/fakecuda/fakecuda_graph_exec.c include/cmt_format.h tests/tests.mk
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ $< -lpthread
 
 $(FAKE_OUT)/fakecuda/libcuda.so: $(FAKE_OUT)/fakecuda/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 
-# --- fake NVML (shares the NVML ABI declarations of analyzer/cmt_nvml.h) ---------------------
-$(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/cmt_nvml.h tests/tests.mk
+# --- fake NVML (shares the NVML ABI declarations of analyzer/read/cmt_nvml.h) ---------------------
+$(FAKE_OUT)/fakenvml/libnvidia-ml.so.1: tests/fakenvml/fakenvml.c analyzer/read/cmt_nvml.h tests/tests.mk
 	@mkdir -p $(@D)
-	$(CC) $(FAKE_PIC_CFLAGS) -Ianalyzer -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -lpthread
+	$(CC) $(FAKE_PIC_CFLAGS) -Ianalyzer/read -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< -lpthread
 
 # the same fake as a driver that lacks some entry points (tests/fakecuda/old_driver.map)
 test-programs: $(FAKE_OUT)/fakecuda_old/libcuda.so.1
-$(FAKE_OUT)/fakecuda_old/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/old_driver.map include/cmt_format.h tests/tests.mk
+$(FAKE_OUT)/fakecuda_old/libcuda.so.1: tests/fakecuda/fakecuda.c tests/fakecuda/fakecuda_graph.c tests/fakecuda/fakecuda_graph_exec.c tests/fakecuda/old_driver.map include/cmt_format.h tests/tests.mk
 	@mkdir -p $(@D)
 	$(CC) $(FAKE_PIC_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -Wl,--version-script=tests/fakecuda/old_driver.map \
 		-o $@ $< -lpthread
@@ -66,14 +66,17 @@ $(FAKE_OUT)/fakert/fakert_procs.h: $(FAKE_GETPROC_REF) tests/tests.mk
 $(FAKE_OUT)/fakert/fakert.o: tests/fakert/fakert.c $(FAKE_OUT)/fakert/fakert_procs.h tests/tests.mk
 	$(CC) $(FAKE_PIC_CFLAGS) -I$(FAKE_OUT)/fakert -c -o $@ $<
 
-$(FAKE_OUT)/fakert/libcudart.so.13: $(FAKE_OUT)/fakert/fakert.o
-	$(CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $< -ldl -lpthread
+$(FAKE_OUT)/fakert/fakert_graph.o: tests/fakert/fakert_graph.c tests/fakert/fakert_internal.h $(FAKE_OUT)/fakert/fakert_procs.h tests/tests.mk
+	$(CC) $(FAKE_PIC_CFLAGS) -I$(FAKE_OUT)/fakert -c -o $@ $<
+
+$(FAKE_OUT)/fakert/libcudart.so.13: $(FAKE_OUT)/fakert/fakert.o $(FAKE_OUT)/fakert/fakert_graph.o
+	$(CC) -shared -Wl,-soname,libcudart.so.13 -o $@ $^ -ldl -lpthread
 
 $(FAKE_OUT)/fakert/libcudart.so: $(FAKE_OUT)/fakert/libcudart.so.13
 	ln -sf libcudart.so.13 $@
 
-$(FAKE_OUT)/fakert/libcudart_static.a: $(FAKE_OUT)/fakert/fakert.o
-	rm -f $@ && ar rcs $@ $<
+$(FAKE_OUT)/fakert/libcudart_static.a: $(FAKE_OUT)/fakert/fakert.o $(FAKE_OUT)/fakert/fakert_graph.o
+	rm -f $@ && ar rcs $@ $^
 
 # --- programs ------------------------------------------------------------------------------
 FAKE_PROG_DEPS := tests/progs/fake_prog.h tests/tests.mk

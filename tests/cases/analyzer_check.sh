@@ -33,6 +33,10 @@ expect_rc 2 "$CMT_BIN" frobnicate
 expect_rc 3 "$CMT_BIN" check --allow-anomalies missing.cmt
 : >empty.cmt; expect_rc 3 "$CMT_BIN" check --allow-anomalies empty.cmt
 expect_rc 0 "$CMT_BIN" --version
+# the dump format it names is the one it writes and reads (it printed a hard-coded 1.0)
+fmt=$(sed -n 's/^#define CMT_VERSION_MAJOR \([0-9]*\).*/\1/p; s/^#define CMT_VERSION_MINOR \([0-9]*\).*/.\1/p' \
+    "$CMT_ROOT/include/cmt_format.h" | tr -d '\n')
+grep -q "(dump format $fmt)" out.txt || fail "--version: $(cat out.txt), format $fmt"
 expect_rc 0 "$CMT_BIN" check --allow-anomalies --help; grep -q max-peak-growth out.txt || fail "check --help"
 expect_rc 0 "$CMT_BIN" report --help
 expect_rc 0 "$CMT_BIN" dump --help

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # Corrupt and hostile inputs: every one exits 3 with a message naming the file (and the offset
 # where it applies), never crashes or hangs; random bit flips exit 0 or 3 only. Under valgrind
 # when available.

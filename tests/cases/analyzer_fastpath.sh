@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reader's fast ALLOC/FREE decoder (analyzer/reader.c fast_record: unchecked varints when a
+# The reader's fast ALLOC/FREE decoder (analyzer/read/reader.c fast_record: unchecked varints when a
 # whole record of the longest encoding fits before the end of its block, the other fields of the
 # event cleared lazily) decodes exactly what the checked decoder does. The same records (two
 # writers; values of every varint length up to 10 bytes: 64-bit pointers and contexts, negative
@@ -182,7 +182,7 @@ RQ=$CMT_BUILD/tests/unit/test_replay_queue
 "$RQ" --each queue.cmt >each.out 2>each.err || { cat each.err >&2; fail "test_replay_queue --each"; }
 cmp -s queued.out each.out || { diff each.out queued.out | head -20 >&2; fail "the queued replay differs from one record at a time"; }
 slots=$(sed -n 's/^live_slots //p' queued.out)
-min=$(sed -n 's/^#define CMT_REPLAY_QUEUE_MIN_SLOTS \([0-9]*\).*/\1/p' "$CMT_ROOT/analyzer/replay_internal.h")
+min=$(sed -n 's/^#define CMT_REPLAY_QUEUE_MIN_SLOTS \([0-9]*\).*/\1/p' "$CMT_ROOT/analyzer/model/replay_internal.h")
 [ -n "$min" ] && [ "${slots:-0}" -ge $((2 * min)) ] || fail "the live table (${slots:-?} slots) is too small for the queue (${min:-?})"
 for w in double_free unknown_free failed_free captured_allocations; do
     grep -q "^anomaly $w [1-9]" queued.out || fail "the queue dump has no $w"

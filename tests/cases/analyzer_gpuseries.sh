@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 item 7: a GPU shared by processes of one host is one merged series (analyzer/gpumerge.h)
+# Issue 15 item 7: a GPU shared by processes of one host is one merged series (analyzer/model/gpumerge.h)
 # everywhere: the JSON report's imbalance.gpus[].peak_bytes, the HTML per-GPU chart (its total line,
 # its peak label: the embedded data, and the page in headless Chromium when there is one) and
 # `timeline` (the text table's GPU peak, the CSV's gpu_live_bytes, OOM rows included, the Perfetto

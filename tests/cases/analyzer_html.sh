@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # cumemtrack report --html: a 4-rank job (driver API on the fake GPU: per-iteration markers, a leak,
 # a rank holding an extra replica, an OOM on rank 3, a hostile marker label) rendered in headless
 # Chromium: the charts, tables and icicle graphs exist in the DOM, no script error, nothing

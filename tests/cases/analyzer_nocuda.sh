@@ -16,8 +16,8 @@ cmp -s nocuda.json suite.json || fail "the CUDA-less analyzer reports differentl
 echo "ok make analyzer with an empty CUDA_HOME builds a working analyzer"
 # the headers each analyzer source includes, with the real CUDA headers on the include path
 cuda_inc=${CUDA_HOME:-/usr/local/cuda}/include
-for src in "$CMT_ROOT"/analyzer/*.c; do
-    ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$CMT_ROOT/include" -I"$cuda_inc" -I"$CMT_ROOT/analyzer" -I"$CMT_BUILD/analyzer/gen" -M "$src" >deps.txt ||
+for src in "$CMT_ROOT"/analyzer/*/*.c; do
+    ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$CMT_ROOT/include" -I"$cuda_inc" $(for d in "$CMT_ROOT"/analyzer/*/; do printf -- "-I%s " "$d"; done) -I"$CMT_BUILD/analyzer/gen" -M "$src" >deps.txt ||
         fail "cc -M $src"
     if tr ' \\' '\n\n' <deps.txt | grep -E '(^|/)(cuda[A-Za-z0-9_]*|cudaTypedefs|nvtx[A-Za-z0-9_]*|driver_types|vector_types)\.h$'; then
         fail "$(basename "$src") includes a CUDA header"

@@ -1,4 +1,4 @@
-# The analyzer's NVML module (analyzer/cmt_nvml) against the fake NVML (tests/fakenvml): the C unit
+# The analyzer's NVML module (analyzer/read/cmt_nvml) against the fake NVML (tests/fakenvml): the C unit
 # test (absent library, a library that is not NVML, no driver, snapshots of what FAKENVML_STATE
 # says, refreshes, the INSUFFICIENT_SIZE protocol, a failing driver; the fake's own protocol), then
 # the fake NVML's GPUs are the fake CUDA driver's (UUID, PCI bus id, total) and the default soname

@@ -7,9 +7,9 @@
 set -u
 . "$(dirname "$0")/analyzer_lib.sh.inc"
 command -v objdump >/dev/null || { echo "objdump (binutils) not installed"; exit 77; }
-obj=$CMT_BUILD/analyzer/replay_dump.o
+obj=$CMT_BUILD/analyzer/model/replay_dump.o
 [ -f "$obj" ] && [ -x "$CMT_BIN" ] || fail "build first (make): $obj, $CMT_BIN"
-[ "$obj" -nt "$CMT_ROOT/analyzer/replay_dump.c" ] || fail "$obj is older than its source: make"
+[ "$obj" -nt "$CMT_ROOT/analyzer/model/replay_dump.c" ] || fail "$obj is older than its source: make"
 funcs=$(nm --defined-only "$obj" | awk '$2 ~ /^[tT]$/ { print $3 }')
 [ -n "$funcs" ] || fail "no functions in $obj"
 found=0

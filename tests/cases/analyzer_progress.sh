@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # Progress of long analyses: with stderr on a terminal (a pty from script(1)) and reading that takes
 # more than a second (a dump on a "slow filesystem": a preloaded open() that waits 2.5 s for files
 # named slow*), report/check/flame/diff/timeline print a progress line on stderr (dumps read, events

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cumemtrack timeline on synthetic dumps (two ranks, two GPUs, a marker, NVTX ranges, an OOM): text
 # table, CSV rows (numeric columns hold numbers only: bytes in their own column, unix_ns from the
-# header's start_realtime_ns), NVTX range pops that close their push (no empty-named marker), the
+# header's start_realtime_ns; gpu_live_bytes on marker and range rows too: their process's one GPU's),
+# NVTX range pops that close their push (no empty-named marker), the
 # Perfetto / Chrome trace JSON checked against the trace event format's required fields (ranges as
 # B/E slices, marks as instants); usage and bad-input exits.
 set -u
@@ -47,13 +48,13 @@ cat >want.csv <<'W'
 time_ns,unix_ns,host,pid,rank,device,uuid,live_bytes,event,api,bytes,label,gpu_live_bytes
 1500000,1700000000001500000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,1048576,alloc,cuMemAlloc_v2,1048576,,1048576
 2000000,1700000000002000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,3145728,alloc,cuMemAlloc_v2,2097152,,3145728
-2500000,1700000000002500000,n1,100,0,,,,marker,,,"epoch, ""one""",
-2600000,1700000000002600000,n1,100,0,,,,range_begin,,,step,
-2700000,1700000000002700000,n1,100,0,,,,range_begin,,,fwd,
-2750000,1700000000002750000,n1,100,0,,,,range_begin,,,load,
-2800000,1700000000002800000,n1,100,0,,,,range_end,,,fwd,
-2850000,1700000000002850000,n1,100,0,,,,range_end,,,load,
-2900000,1700000000002900000,n1,100,0,,,,range_end,,,step,
+2500000,1700000000002500000,n1,100,0,,,,marker,,,"epoch, ""one""",3145728
+2600000,1700000000002600000,n1,100,0,,,,range_begin,,,step,3145728
+2700000,1700000000002700000,n1,100,0,,,,range_begin,,,fwd,3145728
+2750000,1700000000002750000,n1,100,0,,,,range_begin,,,load,3145728
+2800000,1700000000002800000,n1,100,0,,,,range_end,,,fwd,3145728
+2850000,1700000000002850000,n1,100,0,,,,range_end,,,load,3145728
+2900000,1700000000002900000,n1,100,0,,,,range_end,,,step,3145728
 3000000,1700000000003000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,free,,,,2097152
 4000000,1700000000004000000,n1,100,0,0,GPU-00000000-0000-0000-0000-00000000000a,2097152,oom,cuMemAlloc_v2,4294967296,,2097152
 1000000,1700000001001000000,n1,101,1,0,GPU-00000000-0000-0000-0000-00000000000b,3145728,alloc,,3145728,,3145728

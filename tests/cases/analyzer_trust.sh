@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # Issue 15 items 1-4, 6-8: results a CI gate can trust (running processes, duplicate dumps,
 # salvaged/unreadable dumps, header sanity and anomalies in check, full JSON lists, the merged
 # per-GPU peak, conflicting options).

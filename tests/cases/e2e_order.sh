@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Event order is the driver's (issue 13, item 11): an allocation's place is the moment the real
-# call returned, a free's the moment before it. FAKECUDA_GATE holds the first creating thread at
+# call returned (a free's, since issue 30, too: tests/cases/e2e_free_overlap.sh). FAKECUDA_GATE holds the first creating thread at
 # its next driver entry after its cuMemCreate returned; if the tracker did slow work (context
 # look-up, stack capture) through the driver after the real call and before taking the sequence
 # number, the other thread's create+release would be ordered first, and the peak would be low.

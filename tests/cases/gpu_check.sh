@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # gpu_check — `make gpu-check` without a GPU: the skip path, then the whole check end to end on the
 # fake driver (tests/gpu/gpu_check.sh --selftest), that its comparisons fail when they should, the
 # module/marker comparisons, and the deferred-analysis path (analyzer unusable where it ran).

@@ -3,7 +3,7 @@
 # header must not take it: it would keep a header without start times, host or rank, and every row
 # of that process would be wrong. The writer stores the header's magic last (preload/cmt_writer.c
 # fill_header), and a watched directory's file whose magic is still zero is tried again later
-# without a "skipped" note (analyzer/live.c, reader.h cmt_dump_being_created).
+# without a "skipped" note (analyzer/model/live.c, reader.h cmt_dump_being_created).
 #  1. a shim's getppid(), which fill_header calls half-way, reads the dump's first 8 bytes then:
 #     they must still be zero (the previous writer had the magic in first);
 #  2. `top --once` on a directory with a zero-filled dump-sized file beside a real dump lists the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # cumemtrack top against the dump of a RUNNING program (tests/progs/drv_hold on the fake driver,
 # traced): --once text and --json --once (validated against docs/top-schema.json) at each phase the
 # program announces, values checked against what it has done so far; the driver's view through the

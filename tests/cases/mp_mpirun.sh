@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # Open MPI: `mpirun -np 4 ... cumemtrack run -o DIR/%h.%r.%p.cmt -- tests/mp/rank.sh` over the fake
 # driver (OMPI_COMM_WORLD_RANK / _LOCAL_RANK / _SIZE in the headers; CUDA_VISIBLE_DEVICES from
 # the local rank in the wrapper), rank 3 leaking and rank 0 skewed: the report names both.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# cmt-test: long
 # Python frames in every stack, under every CPython 3.8+ found: each version's layout entry matches
 # its own headers; through ctypes.CDLL (GIL released) and ctypes.PyDLL (GIL held), the dumped
 # stacks name the right function, file and line for every call site (three distinct sites, a

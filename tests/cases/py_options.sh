@@ -32,6 +32,8 @@ unsupported() { # NAME: checks NAME.txt
     grep -q ' STACK ' "$1.txt" || die "$1: no native stacks"
     [ "$(grep -c 'INFO key="python" value="CPython 3\.[0-9]*\(\.[0-9]*\)\? has no frame layout entry in this cumemtrack: native-only stacks"' "$1.txt")" = 1 ] ||
         die "$1: not exactly one INFO note: $(grep INFO "$1.txt")"
+    [ "$(grep -c ' PYTHON state=2 version=0x3[0-9a-f]\{4\} text="3\.[0-9.]*"$' "$1.txt")" = 1 ] ||
+        die "$1: not exactly one PYTHON record (state 2, no layout): $(grep PYTHON "$1.txt")"
     grep -q "^DONE " "$1.out" || die "$1: the program did not finish"
     # the report says so in words (not an anomaly): the leaks at different Python lines share a site
     "$CMT_BIN" report --no-symbols "$1.cmt" >"$1.rep" 2>&1 || die "$1: report"

@@ -1,3 +1,4 @@
+# cmt-test: long
 # Concurrency: 8 threads x OPS random alloc/free of random sizes (1 B .. 4 MiB) over 4 fake devices,
 # every family mixed (cudaMalloc, Pitch, Managed, Async, HostAlloc, HostRegister), each free on
 # another thread than its allocation (per-thread locked queues). The dump matches the driver's

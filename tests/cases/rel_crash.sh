@@ -1,3 +1,4 @@
+# cmt-test: long
 # Crashes: kill -9 at random points of an allocation loop (OOM-killer style: SIGKILL while
 # allocating), abort(), SIGSEGV in the application, and death by SIGKILL at memory exhaustion
 # under `ulimit -v`. Each time: the application dies exactly as it does untracked (same signal),

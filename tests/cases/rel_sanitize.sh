@@ -1,3 +1,4 @@
+# cmt-test: long
 # Sanitizers. make test (reduced): the ASan+UBSan analyzer (build/asan/cumemtrack) over every
 # golden dump and a sample of bit-flipped ones gives the same output and exit code as the normal
 # build and no sanitizer report; ASan+UBSan test programs (rt_basic, rel_app stress) run under the

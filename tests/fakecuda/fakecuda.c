@@ -16,7 +16,7 @@
  *
  * Environment: FAKECUDA_DEVICES, CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, FAKECUDA_MEM_MB,
  * FAKECUDA_FAST, FAKECUDA_GROUND_TRUTH (%p = pid), FAKECUDA_GROUND_TRUTH_SYNC, FAKECUDA_TRACE,
- * FAKECUDA_GATE.
+ * FAKECUDA_GATE, FAKECUDA_FREE_US.
  * See tests/fakecuda/README.md (format, variables, semantics).
  */
 #include <cuda.h>
@@ -51,7 +51,7 @@ static const char *const fk_kind_names[] = {
 #undef FK_KIND_NAME
 };
 
-enum { FK_MAGIC_EXEC = 0x45584543, FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
+enum { FK_MAGIC_GNODE = 0x474e4f44, FK_MAGIC_EXEC = 0x45584543, FK_MAGIC_CTX = 0x43545821, FK_MAGIC_STREAM = 0x53545245, FK_MAGIC_POOL = 0x504f4f4c,
        FK_MAGIC_GRAPH = 0x47524150, FK_MAGIC_ARRAY = 0x41525241, FK_MAGIC_EVENT = 0x45564e54 };
 
 struct fk_ctx {
@@ -71,18 +71,57 @@ struct fk_pool {
 };
 
 struct fk_alloc;
+struct fk_graph;
+/* A node of a graph (CUgraphNode is its address). Graph memory nodes: an alloc node owns an
+ * fk_alloc (kind graph, address fixed when the node is made), a free node names an address. */
+struct fk_gnode {
+    int magic;
+    CUgraphNodeType type;
+    struct fk_graph *g;
+    struct fk_gnode **deps;   /* the nodes it depends on (edges deps[i] -> this) */
+    int ndeps, capdeps;
+    struct fk_alloc *alloc;   /* MEM_ALLOC */
+    uintptr_t dptr;           /* MEM_FREE */
+    struct fk_graph *child;   /* GRAPH: the child graph it owns (cloned or moved in) */
+    CUhostFn host_fn;         /* HOST: what a launch calls */
+    void *host_data;
+    int item, item_end;       /* scratch of fk_graph_order: its items (a child graph node: two) */
+};
+
 struct fk_graph {
     int magic;
-    struct fk_alloc **allocs; /* its memory alloc nodes (entries of fk_tab, kind graph) */
-    int nalloc, capalloc;
-    uintptr_t *frees;         /* its memory free nodes */
-    int nfree, capfree;
+    struct fk_gnode **nodes;  /* in creation order */
+    int n, cap;
+    int nexec;                /* live executables made from it */
+    int owned;                /* moved into a child-graph node: lives and dies with its parent */
+};
+
+/* What a launch of an executable does with graph memory, in the order it does it: its graph's
+ * alloc and free nodes (child graphs included) in a topological order of the edges. */
+struct fk_gop {
+    struct fk_alloc *alloc;   /* an alloc node, or NULL: */
+    uintptr_t dptr;           /* a free node of this address, or (0) */
+    CUhostFn host_fn;         /* a host node */
+    void *host_data;
+};
+
+/* The shape of an executable's top-level node, for cuGraphExecUpdate. */
+struct fk_gshape {
+    CUgraphNodeType type;
+    int ndeps;
+    uintptr_t dptr;           /* memory nodes: the address (alloc: of its allocation) */
+    size_t size;
 };
 
 struct fk_exec {
     int magic;
-    struct fk_graph *g;
+    struct fk_graph *g;       /* the graph it was made from (NULL once that is destroyed) */
     unsigned long long flags;
+    struct fk_gop *ops;
+    int nops;
+    struct fk_gshape *shape;
+    int nshape;
+    int uploaded;
 };
 
 struct fk_stream {
@@ -91,6 +130,8 @@ struct fk_stream {
     int capturing;
     struct fk_graph *graph;
     int joined;              /* capturing because it waited on an event of a capturing stream */
+    struct fk_gnode **cdeps; /* capturing: the nodes the next captured operation depends on */
+    int ncdeps, capcdeps;
     struct fk_stream *next;  /* fk_streams (live) or fk_stream_free (destroyed) */
 };
 
@@ -98,6 +139,8 @@ struct fk_event {
     int magic;
     struct fk_graph *capture; /* recorded in a capturing stream: waiting on it joins the capture */
     struct fk_stream *src;    /* that stream: the capture is joined only while it still captures into it */
+    struct fk_gnode **deps;   /* the recording stream's capture dependencies when it was recorded */
+    int ndeps;
 };
 
 struct fk_vmm {            /* a physical allocation made by cuMemCreate; handle = its address */
@@ -129,6 +172,7 @@ struct fk_alloc {
     struct fk_pool *pool;
     struct fk_graph *graph; /* captured: a graph node, not counted */
     int glive;             /* kind graph: allocated by a launch, not freed yet */
+    int owners;            /* kind graph: its alloc node's graph + the executables that hold it */
     int refs;              /* imported (IPC): opens of the same handle in this process */
     uint64_t origin;       /* imported (IPC): exporter pid << 48 ^ its pointer */
 };
@@ -156,6 +200,8 @@ static int fk_ndev;
 static int fk_phys_of[FK_MAX_DEV];
 static size_t fk_mem_limit = 16384ull << 20;
 static _Atomic size_t fk_used[FK_MAX_DEV];
+static _Atomic size_t fk_managed[FK_MAX_DEV];   /* managed bytes of a device (not counted in fk_used) */
+static _Atomic size_t fk_held_high[FK_MAX_DEV]; /* the most fk_used + fk_managed ever held: `peak` */
 static int fk_trace;
 static int fk_fast;
 static int fk_gt_sync;
@@ -197,9 +243,9 @@ static void fk_trace_call(const char *fn)
  * thread's cuMemRelease has returned (at most 10 s). fakecuda_gate_wait() returns 0 once that
  * thread is held (-1 after 10 s): a test can then act "after the create returned, before the
  * creating thread goes on", deterministically. */
-static int fk_gate;
+static int fk_gate;       /* 1: FAKECUDA_GATE=1 (a create held), 2: FAKECUDA_GATE=free (a free held) */
 static int fk_gate_state; /* 0 idle, 1 armed, 2 held, 3 open */
-static __thread int fk_gate_mine;
+static __thread int fk_gate_mine; /* 1: hold at the next entry; 2 (free gate): open at the next entry */
 static pthread_mutex_t fk_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fk_gate_cond = PTHREAD_COND_INITIALIZER;
 
@@ -227,7 +273,7 @@ static void fk_gate_hold(void)
 
 static void fk_gate_set(int from, int to, int mine)
 {
-    if (!fk_gate)
+    if (fk_gate != 1)
         return;
     pthread_mutex_lock(&fk_gate_lock);
     if (fk_gate_state == from && !fk_gate_mine) {
@@ -235,6 +281,49 @@ static void fk_gate_set(int from, int to, int mine)
         fk_gate_mine = mine;
         pthread_cond_broadcast(&fk_gate_cond);
     }
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+/* FAKECUDA_GATE=free: the first cuMemRelease / cuMemFree_v2 that finds something to free is held
+ * inside the driver, the memory still allocated, until another thread, after one of its
+ * allocations (cuMemCreate / cuMemAlloc_v2) returned, enters the driver again (at most 10 s): a
+ * test can make an allocation complete (and be recorded) while a free is inside the driver. */
+static int fk_free_us; /* FAKECUDA_FREE_US: a free's time inside the driver, memory still held */
+
+static void fk_gate_free_hold(void)
+{
+    if (fk_free_us > 0)
+        usleep((useconds_t)fk_free_us);
+    if (fk_gate != 2)
+        return;
+    pthread_mutex_lock(&fk_gate_lock);
+    if (fk_gate_state == 0) {
+        fk_gate_state = 2;
+        pthread_cond_broadcast(&fk_gate_cond);
+        if (fk_gate_until(3) != 0)
+            fprintf(stderr, "fakecuda: gate: no allocation by another thread in 10 s\n");
+    }
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+/* An allocation returned: with a free held (FAKECUDA_GATE=free), this thread opens the gate at its
+ * next driver entry. */
+static void fk_gate_allocated(void)
+{
+    if (fk_gate != 2)
+        return;
+    pthread_mutex_lock(&fk_gate_lock);
+    if (fk_gate_state == 2)
+        fk_gate_mine = 2;
+    pthread_mutex_unlock(&fk_gate_lock);
+}
+
+static void fk_gate_open(void)
+{
+    fk_gate_mine = 0;
+    pthread_mutex_lock(&fk_gate_lock);
+    fk_gate_state = 3;
+    pthread_cond_broadcast(&fk_gate_cond);
     pthread_mutex_unlock(&fk_gate_lock);
 }
 
@@ -251,7 +340,7 @@ FK_EXPORT int fakecuda_gate_wait(void)
         if (fk_trace)                                                                              \
             fk_trace_call(__func__);                                                               \
         if (fk_gate_mine)                                                                          \
-            fk_gate_hold();                                                                        \
+            fk_gate_mine == 2 ? fk_gate_open() : fk_gate_hold();                                   \
     } while (0)
 #define NEED_INIT()                                                                                \
     do {                                                                                           \
@@ -314,6 +403,15 @@ static int fk_counts_on_device(int kind)
            kind == CMT_KIND_VMM || kind == CMT_KIND_ARRAY;
 }
 
+/* Raises physical device p's high-water mark of what it holds to the current figure. */
+static void fk_note_high(int p)
+{
+    size_t h = atomic_load(&fk_used[p]) + atomic_load(&fk_managed[p]);
+    size_t cur = atomic_load(&fk_held_high[p]);
+    while (h > cur && !atomic_compare_exchange_weak(&fk_held_high[p], &cur, h))
+        ;
+}
+
 static int fk_reserve(int ord, size_t size)
 {
     if (ord < 0)
@@ -324,6 +422,7 @@ static int fk_reserve(int ord, size_t size)
         if (cur + size > fk_mem_limit || cur + size < cur)
             return 0;
     } while (!atomic_compare_exchange_weak(&fk_used[p], &cur, cur + size));
+    fk_note_high(p);
     return 1;
 }
 
@@ -394,6 +493,11 @@ static void fk_gt_write(void)
     fk_buf_add(&b, "# fakecuda ground truth v1\n");
     fk_buf_add(&b, "alloc_calls %llu\n", (unsigned long long)(fk_alloc_calls + fk_fast_count(0)));
     fk_buf_add(&b, "free_calls %llu\n", (unsigned long long)(fk_free_calls + fk_fast_count(1)));
+    for (int ord = 0; ord < fk_ndev; ord++) {
+        size_t high = atomic_load(&fk_held_high[fk_phys(ord)]);
+        if (high)
+            fk_buf_add(&b, "peak %d %zu\n", ord, high);
+    }
     if (fk_td_len) {
         if (b.len + fk_td_len + 1 > b.cap) {
             char *np = realloc(b.p, b.len + fk_td_len + 1);
@@ -542,7 +646,8 @@ static void fk_env(void)
     if ((e = getenv("FAKECUDA_MEM_MB")) && *e)
         fk_mem_limit = (size_t)strtoull(e, NULL, 10) << 20;
     fk_trace = (e = getenv("FAKECUDA_TRACE")) && *e && strcmp(e, "0");
-    fk_gate = (e = getenv("FAKECUDA_GATE")) && *e && strcmp(e, "0");
+    fk_free_us = (e = getenv("FAKECUDA_FREE_US")) ? atoi(e) : 0;
+    fk_gate = (e = getenv("FAKECUDA_GATE")) && *e && strcmp(e, "0") ? (strcmp(e, "free") ? 1 : 2) : 0;
     fk_fast = (e = getenv("FAKECUDA_FAST")) && *e && strcmp(e, "0");
     fk_gt_sync = (e = getenv("FAKECUDA_GROUND_TRUTH_SYNC")) && *e && strcmp(e, "0");
     if ((e = getenv("FAKECUDA_GROUND_TRUTH")) && *e)
@@ -629,6 +734,8 @@ static void fk_free_alloc_mem(struct fk_alloc *a)
 {
     if (a->kind == CMT_KIND_GRAPH ? a->glive : fk_counts_on_device(a->kind) && !a->graph)
         fk_unreserve(a->ord, a->size);
+    if (a->kind == CMT_KIND_MANAGED && a->ord >= 0)
+        atomic_fetch_sub(&fk_managed[fk_phys(a->ord)], a->size);
     if (a->kind == CMT_KIND_ARRAY && a->obj) {
         struct fk_array *arr = a->obj;
         arr->magic = 0;
@@ -641,34 +748,104 @@ static void fk_free_alloc_mem(struct fk_alloc *a)
 
 /* Graph memory helpers (fk_lock held). */
 static size_t fk_graph_used[FK_MAX_DEV];
-static int fk_graph_add_alloc(struct fk_graph *g, struct fk_alloc *a)
+
+static int fk_grow(void **arr, int *cap, int n, size_t elem)
 {
-    if (g->nalloc == g->capalloc) {
-        int nc = g->capalloc ? g->capalloc * 2 : 8;
-        struct fk_alloc **n = realloc(g->allocs, (size_t)nc * sizeof *n);
-        if (!n)
-            return 0;
-        g->allocs = n;
-        g->capalloc = nc;
-    }
-    g->allocs[g->nalloc++] = a;
+    if (n < *cap)
+        return 1;
+    int nc = *cap ? *cap * 2 : 8;
+    void *p = realloc(*arr, (size_t)nc * elem);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = nc;
     return 1;
 }
-static int fk_graph_add_free(struct fk_graph *g, uintptr_t p)
+
+/* A new node of type in g depending on deps[0..ndeps) (nodes of g); NULL when a dependency is
+ * not a node of g, is named twice, or memory runs out. */
+static struct fk_gnode *fk_gnode_add(struct fk_graph *g, CUgraphNodeType type, const CUgraphNode *deps, size_t ndeps)
 {
-    if (g->nfree == g->capfree) {
-        int nc = g->capfree ? g->capfree * 2 : 8;
-        uintptr_t *n = realloc(g->frees, (size_t)nc * sizeof *n);
-        if (!n)
-            return 0;
-        g->frees = n;
-        g->capfree = nc;
+    if (ndeps && !deps)
+        return NULL;
+    for (size_t i = 0; i < ndeps; i++) {
+        struct fk_gnode *d = (struct fk_gnode *)deps[i];
+        if (!d || d->magic != FK_MAGIC_GNODE || d->g != g)
+            return NULL;
+        for (size_t k = 0; k < i; k++)
+            if (deps[k] == deps[i])
+                return NULL;
     }
-    g->frees[g->nfree++] = p;
-    return 1;
+    struct fk_gnode *n = calloc(1, sizeof *n);
+    if (!n || !fk_grow((void **)&g->nodes, &g->cap, g->n, sizeof *g->nodes) ||
+        (ndeps && !(n->deps = malloc(ndeps * sizeof *n->deps)))) {
+        free(n);
+        return NULL;
+    }
+    n->magic = FK_MAGIC_GNODE;
+    n->type = type;
+    n->g = g;
+    for (size_t i = 0; i < ndeps; i++)
+        n->deps[i] = (struct fk_gnode *)deps[i];
+    n->ndeps = n->capdeps = (int)ndeps;
+    g->nodes[g->n++] = n;
+    return n;
 }
+
+static struct fk_gnode *fk_gnode_of(CUgraphNode h)
+{
+    struct fk_gnode *n = (struct fk_gnode *)h;
+    return n && n->magic == FK_MAGIC_GNODE ? n : NULL;
+}
+
+/* Whether g (or a child graph of it) holds memory nodes. */
+static int fk_graph_has_mem(const struct fk_graph *g)
+{
+    for (int i = 0; i < g->n; i++) {
+        const struct fk_gnode *n = g->nodes[i];
+        if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC || n->type == CU_GRAPH_NODE_TYPE_MEM_FREE ||
+            (n->child && fk_graph_has_mem(n->child)))
+            return 1;
+    }
+    return 0;
+}
+
+/* The free node of dptr in g or its child graphs (NULL: none). */
+static struct fk_gnode *fk_graph_find_free(const struct fk_graph *g, uintptr_t dptr)
+{
+    for (int i = 0; i < g->n; i++) {
+        struct fk_gnode *n = g->nodes[i], *c;
+        if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE && n->dptr == dptr)
+            return n;
+        if (n->child && (c = fk_graph_find_free(n->child, dptr)))
+            return c;
+    }
+    return NULL;
+}
+
+static void fk_unlink_alloc(struct fk_alloc *a)
+{
+    struct fk_alloc **link;
+    if (fk_find(a->key, a->space, &link) == a) {
+        *link = a->next;
+        free(a->mem);
+        free(a);
+    }
+}
+
+/* One owner of a graph allocation let go of it; with none left its address is given up, now or,
+ * while its memory is allocated, when that is freed. */
+static void fk_graph_release(struct fk_alloc *a)
+{
+    if (--a->owners > 0)
+        return;
+    a->graph = NULL;
+    if (!a->glive)
+        fk_unlink_alloc(a);
+}
+
 /* Frees the memory of a launched graph allocation; its address stays the node's while its graph
- * lives (an orphan, whose graph was destroyed, is removed). 0 when it was not allocated. */
+ * or an executable holds it (one no longer held is removed). 0 when it was not allocated. */
 static int fk_graph_free(struct fk_alloc *a, struct fk_alloc **link)
 {
     if (!a->glive)
@@ -677,10 +854,14 @@ static int fk_graph_free(struct fk_alloc *a, struct fk_alloc **link)
     fk_graph_used[a->ord] -= a->size;
     a->glive = 0;
     fk_free_calls++;
-    if (!a->graph && link) {
-        *link = a->next;
-        free(a->mem);
-        free(a);
+    if (a->owners <= 0) {
+        if (link) {
+            *link = a->next;
+            free(a->mem);
+            free(a);
+        } else {
+            fk_unlink_alloc(a);
+        }
     }
     fk_changed();
     return 1;
@@ -1704,6 +1885,10 @@ static CUresult fk_alloc_linear(CUdeviceptr *dptr, size_t size, int kind, struct
     struct fk_alloc *a = fk_insert((uintptr_t)m, CMT_SPACE_ADDR, kind, ord, size, c, m);
     if (a)
         fk_alloc_calls++;
+    if (a && kind == CMT_KIND_MANAGED && ord >= 0) {
+        atomic_fetch_add(&fk_managed[fk_phys(ord)], size);
+        fk_note_high(fk_phys(ord));
+    }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
     if (!a) {
@@ -1763,7 +1948,10 @@ FK_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t size)
         if (fk_fast_alloc(dptr, size, &r))
             return r;
     }
-    return fk_alloc_linear(dptr, size, CMT_KIND_DEVICE, FK_CUR(), NULL);
+    CUresult r = fk_alloc_linear(dptr, size, CMT_KIND_DEVICE, FK_CUR(), NULL);
+    if (r == CUDA_SUCCESS)
+        fk_gate_allocated();
+    return r;
 }
 
 FK_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
@@ -1771,6 +1959,14 @@ FK_EXPORT CUresult cuMemFree_v2(CUdeviceptr p)
     ENTER();
     if (fk_fast && fk_in_arena((uintptr_t)p))
         return fk_fast_free((uintptr_t)p);
+    if ((fk_gate == 2 || fk_free_us > 0) && p) {
+        pthread_mutex_lock(&fk_lock);
+        struct fk_alloc **link;
+        int live = fk_find((uintptr_t)p, CMT_SPACE_ADDR, &link) != NULL;
+        pthread_mutex_unlock(&fk_lock);
+        if (live)
+            fk_gate_free_hold(); /* the memory is still allocated meanwhile */
+    }
     return fk_free_linear((uintptr_t)p, FK_DEVMASK, CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -2160,8 +2356,30 @@ static CUresult fk_stream_getctx(CUstream s, CUcontext *pc)
 FK_EXPORT CUresult cuStreamGetCtx(CUstream s, CUcontext *pc) { ENTER(); return fk_stream_getctx(s, pc); }
 FK_EXPORT CUresult cuStreamGetCtx_ptsz(CUstream s, CUcontext *pc) { ENTER(); return fk_stream_getctx(s, pc); }
 
-/* Begins a capture into graph into (NULL: a new graph). */
-static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into)
+/* Sets a capturing stream's dependencies to deps[0..n) (fk_lock held); 0: out of memory. */
+static int fk_cdeps_set(struct fk_stream *st, struct fk_gnode *const *deps, int n)
+{
+    st->ncdeps = 0;
+    for (int i = 0; i < n; i++) {
+        if (!fk_grow((void **)&st->cdeps, &st->capcdeps, st->ncdeps, sizeof *st->cdeps))
+            return 0;
+        st->cdeps[st->ncdeps++] = deps[i];
+    }
+    return 1;
+}
+
+/* A node made by an operation captured on st: it depends on the stream's dependencies and is
+ * then the stream's only one (fk_lock held). */
+static struct fk_gnode *fk_capture_node(struct fk_stream *st, CUgraphNodeType type)
+{
+    struct fk_gnode *n = fk_gnode_add(st->graph, type, (const CUgraphNode *)st->cdeps, (size_t)st->ncdeps);
+    if (n && !fk_cdeps_set(st, &n, 1))
+        return NULL;
+    return n;
+}
+
+/* Begins a capture into graph into (NULL: a new graph), depending on deps[0..ndeps). */
+static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into, const CUgraphNode *deps, size_t ndeps)
 {
     if (!fk_inited)
         return CUDA_ERROR_NOT_INITIALIZED;
@@ -2179,12 +2397,24 @@ static CUresult fk_begin_capture_into(CUstream s, struct fk_graph *into)
         g->magic = FK_MAGIC_GRAPH;
         st->graph = g;
         st->capturing = 1;
+        for (size_t i = 0; i < ndeps; i++) {
+            struct fk_gnode *d = fk_gnode_of(deps[i]);
+            if (!d || d->g != g)
+                rc = CUDA_ERROR_INVALID_VALUE;
+        }
+        if (rc != CUDA_SUCCESS || !fk_cdeps_set(st, (struct fk_gnode *const *)deps, (int)ndeps)) {
+            rc = rc != CUDA_SUCCESS ? rc : CUDA_ERROR_OUT_OF_MEMORY;
+            st->capturing = 0;
+            st->graph = NULL;
+            if (!into)
+                free(g);
+        }
     }
     pthread_mutex_unlock(&fk_lock);
     return rc;
 }
 
-static CUresult fk_begin_capture(CUstream s) { return fk_begin_capture_into(s, NULL); }
+static CUresult fk_begin_capture(CUstream s) { return fk_begin_capture_into(s, NULL, NULL, 0); }
 
 static CUresult fk_begin_capture_to_graph(CUstream s, CUgraph g, const CUgraphNode *deps,
                                           const CUgraphEdgeData *data, size_t n, CUstreamCaptureMode m)
@@ -2194,7 +2424,7 @@ static CUresult fk_begin_capture_to_graph(CUstream s, CUgraph g, const CUgraphNo
     struct fk_graph *gr = (struct fk_graph *)g;
     if (!gr || gr->magic != FK_MAGIC_GRAPH || (n && !deps))
         return CUDA_ERROR_INVALID_VALUE;
-    return fk_begin_capture_into(s, gr);
+    return fk_begin_capture_into(s, gr, deps, n);
 }
 
 FK_EXPORT CUresult cuStreamBeginCapture(CUstream s) { ENTER(); return fk_begin_capture(s); }
@@ -2221,9 +2451,11 @@ static CUresult fk_end_capture(CUstream s, CUgraph *pg)
         if (j != st && j->joined && j->graph == st->graph) {
             j->capturing = j->joined = 0;
             j->graph = NULL;
+            j->ncdeps = 0;
         }
     st->capturing = 0;
     st->graph = NULL;
+    st->ncdeps = 0;
     pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
@@ -2245,209 +2477,7 @@ static CUresult fk_is_capturing(CUstream s, CUstreamCaptureStatus *cs)
 FK_EXPORT CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *cs) { ENTER(); return fk_is_capturing(s, cs); }
 FK_EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream s, CUstreamCaptureStatus *cs) { ENTER(); return fk_is_capturing(s, cs); }
 
-FK_EXPORT CUresult cuGraphDestroy(CUgraph g)
-{
-    ENTER();
-    NEED_INIT();
-    struct fk_graph *gr = (struct fk_graph *)g;
-    if (!gr || gr->magic != FK_MAGIC_GRAPH)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&fk_lock);
-    for (size_t i = 0; i < FK_NBUCKET; i++) {
-        struct fk_alloc **pp = &fk_tab[i];
-        while (*pp) {
-            struct fk_alloc *a = *pp;
-            if (a->graph == gr && a->glive) {
-                a->graph = NULL; /* live graph memory outlives its graph (Graph Memory Nodes) */
-                pp = &a->next;
-            } else if (a->graph == gr) {
-                *pp = a->next;
-                fk_free_alloc_mem(a);
-                free(a);
-            } else
-                pp = &a->next;
-        }
-    }
-    pthread_mutex_unlock(&fk_lock);
-    gr->magic = 0;
-    free(gr->allocs);
-    free(gr->frees);
-    free(gr);
-    return CUDA_SUCCESS;
-}
-
-/* Graph memory nodes (CUDA Programming Guide, "Graph Memory Nodes"): an alloc node's address is
- * fixed when the node is made; the memory is allocated (counted against the device, alloc_calls)
- * when a launch reaches the node, and freed by a free node of a launch, by cuMemFree /
- * cuMemFreeAsync outside the graph, or, for an executable instantiated with
- * AUTO_FREE_ON_LAUNCH, at its next launch (without it, relaunching while the memory is still
- * allocated fails). Destroying the graph or the executable frees nothing. This fake returns graph
- * memory to the device at once (nothing is kept reserved): cuDeviceGraphMemTrim has nothing to
- * do, and reserved equals used in cuDeviceGetGraphMemAttribute. */
-static size_t fk_graph_high[FK_MAX_DEV];
-
-FK_EXPORT CUresult cuGraphCreate(CUgraph *pg, unsigned int flags)
-{
-    ENTER();
-    NEED_INIT();
-    if (!pg || flags)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct fk_graph *g = calloc(1, sizeof *g);
-    if (!g)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    g->magic = FK_MAGIC_GRAPH;
-    *pg = (CUgraph)g;
-    return CUDA_SUCCESS;
-}
-
-FK_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
-                                          CUDA_MEM_ALLOC_NODE_PARAMS *p)
-{
-    ENTER();
-    NEED_INIT();
-    (void)deps;
-    (void)ndeps;
-    struct fk_graph *g = (struct fk_graph *)hg;
-    if (!node || !g || g->magic != FK_MAGIC_GRAPH || !p || !p->bytesize ||
-        p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
-        return CUDA_ERROR_INVALID_VALUE;
-    if (!fk_valid_dev(p->poolProps.location.id))
-        return CUDA_ERROR_INVALID_DEVICE;
-    void *m = fk_mem(p->bytesize);
-    if (!m)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    pthread_mutex_lock(&fk_lock);
-    struct fk_alloc *a =
-        fk_insert((uintptr_t)m, CMT_SPACE_ADDR, CMT_KIND_GRAPH, p->poolProps.location.id, p->bytesize, NULL, m);
-    if (a) {
-        a->graph = g;
-        if (!fk_graph_add_alloc(g, a))
-            a = NULL;
-    }
-    pthread_mutex_unlock(&fk_lock);
-    if (!a)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    p->dptr = (CUdeviceptr)(uintptr_t)m;
-    *node = (CUgraphNode)a;
-    return CUDA_SUCCESS;
-}
-
-FK_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph hg, const CUgraphNode *deps, size_t ndeps,
-                                         CUdeviceptr dptr)
-{
-    ENTER();
-    NEED_INIT();
-    (void)deps;
-    (void)ndeps;
-    struct fk_graph *g = (struct fk_graph *)hg;
-    if (!node || !g || g->magic != FK_MAGIC_GRAPH)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&fk_lock);
-    struct fk_alloc *a = fk_find((uintptr_t)dptr, CMT_SPACE_ADDR, NULL);
-    int ok = a && a->kind == CMT_KIND_GRAPH && fk_graph_add_free(g, (uintptr_t)dptr);
-    pthread_mutex_unlock(&fk_lock);
-    if (!ok)
-        return CUDA_ERROR_INVALID_VALUE;
-    *node = (CUgraphNode)(uintptr_t)(dptr | 1);
-    return CUDA_SUCCESS;
-}
-
-FK_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg, unsigned long long flags)
-{
-    ENTER();
-    NEED_INIT();
-    struct fk_graph *g = (struct fk_graph *)hg;
-    if (!pe || !g || g->magic != FK_MAGIC_GRAPH)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct fk_exec *e = calloc(1, sizeof *e);
-    if (!e)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    *e = (struct fk_exec){.magic = FK_MAGIC_EXEC, .g = g, .flags = flags};
-    *pe = (CUgraphExec)e;
-    return CUDA_SUCCESS;
-}
-
-static CUresult fk_graph_launch(CUgraphExec he, CUstream s)
-{
-    if (!fk_inited)
-        return CUDA_ERROR_NOT_INITIALIZED;
-    (void)s;
-    struct fk_exec *e = (struct fk_exec *)he;
-    if (!e || e->magic != FK_MAGIC_EXEC || !e->g || e->g->magic != FK_MAGIC_GRAPH)
-        return CUDA_ERROR_INVALID_VALUE;
-    struct fk_graph *g = e->g;
-    pthread_mutex_lock(&fk_lock);
-    for (int i = 0; i < g->nalloc; i++)
-        if (g->allocs[i]->glive && !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH)) {
-            pthread_mutex_unlock(&fk_lock);
-            return CUDA_ERROR_INVALID_VALUE; /* its memory from the last launch was not freed */
-        }
-    for (int i = 0; i < g->nalloc; i++)
-        if (g->allocs[i]->glive)
-            fk_graph_free(g->allocs[i], NULL); /* AUTO_FREE_ON_LAUNCH */
-    CUresult r = CUDA_SUCCESS;
-    for (int i = 0; i < g->nalloc && r == CUDA_SUCCESS; i++) {
-        struct fk_alloc *a = g->allocs[i];
-        if (!fk_reserve(a->ord, a->size)) {
-            r = CUDA_ERROR_OUT_OF_MEMORY;
-            for (int k = 0; k < i; k++)
-                fk_graph_free(g->allocs[k], NULL);
-            break;
-        }
-        a->glive = 1;
-        fk_alloc_calls++;
-        fk_graph_used[a->ord] += a->size;
-        if (fk_graph_used[a->ord] > fk_graph_high[a->ord])
-            fk_graph_high[a->ord] = fk_graph_used[a->ord];
-    }
-    for (int i = 0; i < g->nfree && r == CUDA_SUCCESS; i++) {
-        struct fk_alloc *a = fk_find(g->frees[i], CMT_SPACE_ADDR, NULL);
-        if (a && a->kind == CMT_KIND_GRAPH)
-            fk_graph_free(a, NULL);
-    }
-    fk_changed();
-    pthread_mutex_unlock(&fk_lock);
-    return r;
-}
-
-FK_EXPORT CUresult cuGraphLaunch(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
-FK_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream s) { ENTER(); return fk_graph_launch(e, s); }
-
-FK_EXPORT CUresult cuGraphExecDestroy(CUgraphExec he)
-{
-    ENTER();
-    NEED_INIT();
-    struct fk_exec *e = (struct fk_exec *)he;
-    if (!e || e->magic != FK_MAGIC_EXEC)
-        return CUDA_ERROR_INVALID_VALUE;
-    e->magic = 0;
-    free(e);
-    return CUDA_SUCCESS;
-}
-
-FK_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice d)
-{
-    ENTER();
-    NEED_INIT();
-    return fk_valid_dev(d) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
-}
-
-FK_EXPORT CUresult cuDeviceGetGraphMemAttribute(CUdevice d, CUgraphMem_attribute attr, void *value)
-{
-    ENTER();
-    NEED_INIT();
-    if (!fk_valid_dev(d))
-        return CUDA_ERROR_INVALID_DEVICE;
-    if (!value)
-        return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&fk_lock);
-    cuuint64_t v = attr == CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT || attr == CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT
-                       ? fk_graph_used[d]
-                       : fk_graph_high[d];
-    pthread_mutex_unlock(&fk_lock);
-    *(cuuint64_t *)value = v;
-    return CUDA_SUCCESS;
-}
+#include "fakecuda_graph.c" /* graphs: see that file */
 
 FK_EXPORT CUresult cuEventCreate(CUevent *pe, unsigned int flags)
 {
@@ -2478,6 +2508,7 @@ FK_EXPORT CUresult cuEventDestroy_v2(CUevent e)
     if (!ev)
         return CUDA_ERROR_INVALID_HANDLE;
     ev->magic = 0;
+    free(ev->deps);
     free(ev);
     return CUDA_SUCCESS;
 }
@@ -2496,6 +2527,15 @@ static CUresult fk_event_record(CUevent e, CUstream s)
     pthread_mutex_lock(&fk_lock);
     ev->src = st && st->capturing ? st : NULL;
     ev->capture = ev->src ? st->graph : NULL;
+    ev->ndeps = 0;
+    if (ev->src && st->ncdeps) {
+        struct fk_gnode **d = realloc(ev->deps, (size_t)st->ncdeps * sizeof *d);
+        if (d) {
+            memcpy(d, st->cdeps, (size_t)st->ncdeps * sizeof *d);
+            ev->deps = d;
+            ev->ndeps = st->ncdeps;
+        }
+    }
     pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
 }
@@ -2513,6 +2553,15 @@ static CUresult fk_stream_wait_event(CUstream s, CUevent e)
         !st->capturing) {
         st->graph = ev->capture;
         st->capturing = st->joined = 1;
+        fk_cdeps_set(st, ev->deps, ev->ndeps); /* its next operation follows the recorded ones */
+    } else if (ev->capture && st && st->capturing && st->graph == ev->capture) {
+        for (int i = 0; i < ev->ndeps; i++) { /* and the event's, within the same capture */
+            int k = 0;
+            while (k < st->ncdeps && st->cdeps[k] != ev->deps[i])
+                k++;
+            if (k == st->ncdeps && fk_grow((void **)&st->cdeps, &st->capcdeps, st->ncdeps, sizeof *st->cdeps))
+                st->cdeps[st->ncdeps++] = ev->deps[i];
+        }
     }
     pthread_mutex_unlock(&fk_lock);
     return CUDA_SUCCESS;
@@ -2651,10 +2700,21 @@ static CUresult fk_alloc_async(CUdeviceptr *dptr, size_t size, struct fk_pool *p
     if (a) {
         a->pool = pool;
         a->graph = g;
-        if (!g)
+        if (!g) {
             fk_alloc_calls++;
-        else
-            fk_graph_add_alloc(g, a); /* (out of memory in a test fake: the node is not launched) */
+        } else {
+            struct fk_gnode *n = fk_capture_node(st, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+            if (n) { /* an alloc node of the capture */
+                n->alloc = a;
+                a->owners = 1;
+            } else {
+                struct fk_alloc **link = NULL;
+                if (fk_find(a->key, a->space, &link) == a && link)
+                    *link = a->next;
+                free(a);
+                a = NULL;
+            }
+        }
     }
     fk_changed();
     pthread_mutex_unlock(&fk_lock);
@@ -2683,10 +2743,15 @@ static CUresult fk_free_async(CUdeviceptr p, CUstream s)
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (st && st->capturing) {
-        /* A free node in the graph: the memory is freed when the graph runs, not now. */
-        fk_graph_add_free(st->graph, (uintptr_t)p);
+        /* A free node in the graph: the memory is freed when the graph runs, not now. It "must
+         * therefore be passed the address of a graph allocation", freed once in a graph. */
+        struct fk_gnode *n = a->kind == CMT_KIND_GRAPH && !fk_graph_find_free(st->graph, (uintptr_t)p)
+                                 ? fk_capture_node(st, CU_GRAPH_NODE_TYPE_MEM_FREE)
+                                 : NULL;
+        if (n)
+            n->dptr = (uintptr_t)p;
         pthread_mutex_unlock(&fk_lock);
-        return CUDA_SUCCESS;
+        return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     }
     if (a->kind == CMT_KIND_GRAPH) {
         CUresult r = fk_graph_free(a, link) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -2861,6 +2926,7 @@ FK_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size
     }
     *handle = (CUmemGenericAllocationHandle)(uintptr_t)v;
     fk_gate_set(0, 1, 1);
+    fk_gate_allocated();
     return CUDA_SUCCESS;
 }
 
@@ -2870,6 +2936,11 @@ FK_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle h)
     NEED_INIT();
     pthread_mutex_lock(&fk_lock);
     struct fk_vmm *v = fk_vmm_of(h, NULL);
+    pthread_mutex_unlock(&fk_lock);
+    if (v)
+        fk_gate_free_hold(); /* FAKECUDA_GATE=free: the memory is still allocated meanwhile */
+    pthread_mutex_lock(&fk_lock);
+    v = fk_vmm_of(h, NULL);
     if (!v) {
         pthread_mutex_unlock(&fk_lock);
         return CUDA_ERROR_INVALID_VALUE;
@@ -3246,6 +3317,36 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuGraphAddMemAllocNode, 11040, 0, cuGraphAddMemAllocNode)                                    \
     X(cuGraphAddMemFreeNode, 11040, 0, cuGraphAddMemFreeNode)                                      \
     X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags)                          \
+    X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate)                                            \
+    X(cuGraphInstantiate, 11000, 0, cuGraphInstantiate_v2)                                         \
+    X(cuGraphInstantiateWithParams, 12000, 0, cuGraphInstantiateWithParams)                        \
+    X(cuGraphInstantiateWithParams, 12000, 1, cuGraphInstantiateWithParams_ptsz)                   \
+    X(cuGraphUpload, 11010, 0, cuGraphUpload)                                                      \
+    X(cuGraphUpload, 11010, 1, cuGraphUpload_ptsz)                                                 \
+    X(cuGraphExecUpdate, 10020, 0, cuGraphExecUpdate)                                              \
+    X(cuGraphExecUpdate, 12000, 0, cuGraphExecUpdate_v2)                                           \
+    X(cuGraphAddNode, 12020, 0, cuGraphAddNode)                                                    \
+    X(cuGraphAddNode, 12030, 0, cuGraphAddNode_v2)                                                 \
+    X(cuGraphAddMemsetNode, 10000, 0, cuGraphAddMemsetNode)                                        \
+    X(cuGraphAddEmptyNode, 10000, 0, cuGraphAddEmptyNode)                                          \
+    X(cuGraphAddHostNode, 10000, 0, cuGraphAddHostNode)                                            \
+    X(cuLaunchHostFunc, 10000, 0, cuLaunchHostFunc)                                                \
+    X(cuLaunchHostFunc, 10000, 1, cuLaunchHostFunc_ptsz)                                           \
+    X(cuGraphAddKernelNode, 12000, 0, cuGraphAddKernelNode_v2)                                     \
+    X(cuGraphAddMemcpyNode, 10000, 0, cuGraphAddMemcpyNode)                                        \
+    X(cuLaunchKernel, 4000, 0, cuLaunchKernel)                                                     \
+    X(cuLaunchKernel, 7000, 1, cuLaunchKernel_ptsz)                                                \
+    X(cuGraphAddChildGraphNode, 10000, 0, cuGraphAddChildGraphNode)                                \
+    X(cuGraphClone, 10000, 0, cuGraphClone)                                                        \
+    X(cuGraphGetNodes, 10000, 0, cuGraphGetNodes)                                                  \
+    X(cuGraphGetEdges, 10000, 0, cuGraphGetEdges)                                                  \
+    X(cuGraphGetEdges, 12030, 0, cuGraphGetEdges_v2)                                               \
+    X(cuGraphNodeGetType, 10000, 0, cuGraphNodeGetType)                                            \
+    X(cuGraphMemAllocNodeGetParams, 11040, 0, cuGraphMemAllocNodeGetParams)                        \
+    X(cuGraphMemFreeNodeGetParams, 11040, 0, cuGraphMemFreeNodeGetParams)                          \
+    X(cuGraphChildGraphNodeGetGraph, 10000, 0, cuGraphChildGraphNodeGetGraph)                      \
+    X(cuStreamGetCaptureInfo, 11030, 0, cuStreamGetCaptureInfo_v2)                                 \
+    X(cuStreamGetCaptureInfo, 11030, 1, cuStreamGetCaptureInfo_v2_ptsz)                            \
     X(cuGraphLaunch, 10000, 0, cuGraphLaunch)                                                      \
     X(cuGraphLaunch, 10000, 1, cuGraphLaunch_ptsz)                                                 \
     X(cuGraphExecDestroy, 10000, 0, cuGraphExecDestroy)                                            \

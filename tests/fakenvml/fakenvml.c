@@ -1,6 +1,6 @@
 /*
  * fakenvml.c — a GPU-less fake of NVML (libnvidia-ml.so.1) for the cumemtrack test bed: just the
- * documented calls the analyzer's cmt_nvml uses (CMT_NVML_CALLS in analyzer/cmt_nvml.h, whose ABI
+ * documented calls the analyzer's cmt_nvml uses (CMT_NVML_CALLS in analyzer/read/cmt_nvml.h, whose ABI
  * declarations it shares; their layouts are asserted there against the NVML reference).
  *
  * Its GPUs are the fake CUDA driver's physical devices (tests/fakecuda/README.md): FAKECUDA_DEVICES

@@ -734,3 +734,18 @@ FR_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *sym, voi
 {
     return fr_entry(sym, fn, ver, flags, st, 1);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* For the other part of the double (fakert_graph.c, see fakert_internal.h)                    */
+
+void *fakert_drv(int id) { return id >= 0 && id < FAKERT_NPROC ? fakert_pfn[id] : NULL; }
+
+cudaError_t fakert_enter(void)
+{
+    cudaError_t e = fr_activate(fr_dev);
+    return e == cudaSuccess ? e : fr_ret(e);
+}
+
+cudaError_t fakert_ret(CUresult r) { return fr_ret(fr_map(r)); }
+
+cudaError_t fakert_fail(cudaError_t e) { return fr_ret(e); }

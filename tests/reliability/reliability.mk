@@ -45,7 +45,7 @@ $(REL_OUT)/rel_hostile: tests/reliability/rel_hostile.c $(REL_OUT)/librel_ctor.s
 ASAN_OUT := $(BUILD)/asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 ASAN_OK := $(shell echo 'int main(void){return 0;}' | $(CC) $(ASAN_FLAGS) -x c - -o /dev/null 2>/dev/null && echo yes)
-ASAN_AN_OBJS := $(patsubst analyzer/%.c,$(ASAN_OUT)/analyzer/%.o,$(wildcard analyzer/*.c))
+ASAN_AN_OBJS := $(patsubst analyzer/%.c,$(ASAN_OUT)/analyzer/%.o,$(CMT_AN_SRCS))
 ASAN_RT_PROGS := $(foreach p,$(FAKE_RT_PROGS),$(ASAN_OUT)/tests/progs/$(p).shared $(ASAN_OUT)/tests/progs/$(p).static) \
 	$(foreach p,$(FAKE_DRV_PROGS),$(ASAN_OUT)/tests/progs/$(p))
 
@@ -56,7 +56,7 @@ rel-asan:
 	@echo "reliability: $(CC) cannot build with $(ASAN_FLAGS); sanitizer builds skipped"
 endif
 
-$(ASAN_OUT)/analyzer/%.o: analyzer/%.c $(wildcard analyzer/*.h) include/cmt_format.h include/cmt_wire.h $(CMT_AN_ASSETS)
+$(ASAN_OUT)/analyzer/%.o: analyzer/%.c $(CMT_AN_HDRS) include/cmt_format.h include/cmt_wire.h $(CMT_AN_ASSETS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -O1 $(CMT_AN_INC) -c -o $@ $<
 
@@ -95,11 +95,11 @@ FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
 FUZZ_OUT := $(BUILD)/fuzz
-FUZZ_AN_SRCS := $(filter-out analyzer/main.c,$(wildcard analyzer/*.c))
+FUZZ_AN_SRCS := $(filter-out analyzer/cmd/main.c,$(CMT_AN_SRCS))
 FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -I$(CUDA_INC) $(CMT_AN_INC) \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
-$(FUZZ_OUT)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_AN_SRCS) $(wildcard analyzer/*.h) include/cmt_format.h $(CMT_AN_ASSETS)
+$(FUZZ_OUT)/fuzz_report: tests/fuzz/fuzz_report.c $(FUZZ_AN_SRCS) $(CMT_AN_HDRS) include/cmt_format.h $(CMT_AN_ASSETS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_report.c $(FUZZ_AN_SRCS) $(CMT_AN_LIBS)
 

@@ -32,6 +32,8 @@
  *   info key= value=       marker label= flags= domain=     unmatched name= version= flags=
  *   vmm op= ptr= size= handle=    pool handle= type= loc= op=    alert dev= live= threshold= caller=
  *   execfailed errno=
+ *   python state= version= text=    PYTHON (2.3)
+ *   (header exit_slot=N: the header's exit_status slot, 2.3)
  *   raw type=N hex=HEX        a record with this type and raw payload (ext types get a length)
  */
 #include <ctype.h>
@@ -361,6 +363,11 @@ static void build(struct pb *pb, unsigned type) {
     case CMT_REC_EXEC_FAILED:
         put_z(pb, (int64_t)nval("errno", 0));
         break;
+    case CMT_REC_PYTHON:
+        put_v(pb, nval("state", 0));
+        put_v(pb, nval("version", 0));
+        put_s(pb, val("text"));
+        break;
     case CMT_REC_API_NAME:
         put_v(pb, nval("id", 0));
         put_s(pb, val("name"));
@@ -472,6 +479,7 @@ static void do_header(void) {
     hdr.stacks_available = (uint32_t)nval("stacks", 1);
     hdr.version_major = (uint16_t)nval("major", CMT_VERSION_MAJOR);
     hdr.version_minor = (uint16_t)nval("minor", CMT_VERSION_MINOR);
+    hdr.exit_status = (uint32_t)nval("exit_slot", 0);
     hdr.start_realtime_ns = (int64_t)nval("start_real", 1700000000000000000ull);
     hdr.start_clock_ns = (int64_t)nval("start_clock", 1000000);
     block_size = (uint32_t)nval("block_size", CMT_BLOCK_SIZE);
@@ -547,6 +555,7 @@ int main(int argc, char **argv) {
             {"vmm", CMT_REC_VMM_MAP},       {"info", CMT_REC_INFO},          {"marker", CMT_REC_MARKER},
             {"alert", CMT_REC_ALERT},       {"execfailed", CMT_REC_EXEC_FAILED},
             {"api", CMT_REC_API_NAME},      {"pycode", CMT_REC_PYCODE},
+            {"python", CMT_REC_PYTHON},
         };
         if (!strcmp(cmd, "header")) {
             do_header();

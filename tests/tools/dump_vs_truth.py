@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """dump_vs_truth.py — checks a tracer dump exactly against the fake driver's ground truth.
 
-usage: dump_vs_truth.py DUMP_TEXT GROUND_TRUTH [PROGRAM_STDOUT] [REPORT_JSON] [--when-exit-only]
+usage: dump_vs_truth.py DUMP_TEXT GROUND_TRUTH [PROGRAM_STDOUT] [REPORT_JSON] [--when-exit-only] [--peaks]
 
 DUMP_TEXT is `cumemtrack dump DUMP` (the analyzer's reader, merged in sequence order). The
 checker replays ALLOC/FREE/RETRACK/TEARDOWN itself, pointer by pointer, and demands:
@@ -10,7 +10,9 @@ checker replays ALLOC/FREE/RETRACK/TEARDOWN itself, pointer by pointer, and dema
   - the set of allocations live at the end or ended by a teardown equals the ground truth's
     `leak` lines exactly: (kind, ordinal, pointer/handle, bytes);
   - with PROGRAM_STDOUT and REPORT_JSON: each `expect-leak KIND ORDINAL BYTES FUNCTION` line is
-    matched by a report leak of that kind/device whose frames name FUNCTION (the caller's frame).
+    matched by a report leak of that kind/device whose frames name FUNCTION (the caller's frame);
+  - with --peaks and REPORT_JSON: each device's peak_bytes equals the ground truth's
+    `peak ORDINAL BYTES` (the most the driver held on that device; devices it has no line for: 0).
 Prints what differs and exits 1, or prints a one-line summary and exits 0.
 """
 import json
@@ -84,7 +86,7 @@ def replay(recs):
 
 def parse_truth(path, problems):
     """The ground truth's leak lines and NAME VALUE lines; a line of neither shape is a problem."""
-    leaks, vals = [], {}
+    leaks, vals, peaks = [], {}, {}
     with open(path) as f:
         for n, line in enumerate(f, 1):
             w = line.split()
@@ -94,6 +96,9 @@ def parse_truth(path, problems):
                 if w[0] == 'leak' and len(w) == 7:
                     leaks.append((w[1], int(w[3]), int(w[4], 16), int(w[5]), w[6]))
                     continue
+                if w[0] == 'peak' and len(w) == 3:
+                    peaks[int(w[1])] = int(w[2])
+                    continue
                 if w[0] != 'leak' and len(w) == 2:
                     vals[w[0]] = int(w[1])
                     continue
@@ -102,6 +107,7 @@ def parse_truth(path, problems):
             problems.append('%s:%d: malformed ground-truth line: %s' % (path, n, line.strip()))
     if 'alloc_calls' not in vals:
         problems.append('%s: no alloc_calls line' % path)
+    vals['peaks'] = peaks
     return leaks, vals
 
 
@@ -157,6 +163,12 @@ def main():
             elif sum(l['bytes'] for l in hits) < nbytes:
                 problems.append('%s leaks on device %d with a frame in %s: %d bytes, the program leaked %d' %
                                 (kind, dev, fn, sum(l['bytes'] for l in hits), nbytes))
+    if '--peaks' in sys.argv and len(args) >= 4:
+        got_peaks = {d['ordinal']: d['peak_bytes'] for d in report['devices']}
+        for dev in sorted(set(got_peaks) | set(vals['peaks'])):
+            if got_peaks.get(dev, 0) != vals['peaks'].get(dev, 0):
+                problems.append('device %d: report peak %d bytes, the driver held %d at most' %
+                                (dev, got_peaks.get(dev, 0), vals['peaks'].get(dev, 0)))
     for p in problems:
         print('FAIL:', p)
     if problems:

@@ -41,6 +41,7 @@ int main(void) {
     AT(cmt_file_header, counters, 72);
     AT(cmt_file_header, blocks_used, 328);
     AT(cmt_file_header, cmdline_len, 336);
+    AT(cmt_file_header, exit_status, 340); /* 2.3 (reserved0 before) */
     AT(cmt_file_header, host, 344);
     AT(cmt_file_header, job_id, 600);
     AT(cmt_file_header, cuda_visible_devices, 728);
@@ -69,6 +70,9 @@ int main(void) {
     CHECK(CMT_REC_MODULE_UNLOAD == 0x41 && CMT_REC_POOL == 0x42 && CMT_REC_UNMATCHED_PROC == 0x43);
     CHECK(CMT_REC_VMM_MAP == 0x44 && CMT_REC_INFO == 0x45 && CMT_REC_MARKER == 0x46);
     CHECK(CMT_REC_ALERT == 0x47 && CMT_REC_EXEC_FAILED == 0x48 && CMT_REC_API_NAME == 0x49);
+    CHECK(CMT_REC_PYTHON == 0x4b && CMT_VERSION_MINOR >= 3);
+    CHECK(CMT_PY_ON == 1 && CMT_PY_NO_LAYOUT == 2);
+    CHECK(CMT_EXIT_SLOT(CMT_EXIT_CLEAN, -1) == 0x800001ffu && CMT_EXIT_SLOT_SET == 0x80000000u);
     CHECK(CMT_REC_SUBALLOC == 0x4a && CMT_SUB_HEAP_REGISTER == 1 && CMT_SUB_HEAP_UNREGISTER == 2);
     CHECK(CMT_SUB_HEAP_RESET == 3 && CMT_SUB_REGION_REGISTER == 4 && CMT_SUB_REGION_UNREGISTER == 5);
     CHECK(CMT_SUB_REGION_RESIZE == 6);

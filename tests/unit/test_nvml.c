@@ -1,5 +1,5 @@
 /*
- * test_nvml.c — unit test of analyzer/cmt_nvml against the fake NVML (tests/fakenvml), and of the
+ * test_nvml.c — unit test of analyzer/read/cmt_nvml against the fake NVML (tests/fakenvml), and of the
  * states without NVML. Usage:
  *   test_nvml unit FAKELIB   every check below; writes its state files in the current directory
  *   test_nvml list [LIB]     prints the snapshot (LIB: default soname): "status ready|n/a WHY",

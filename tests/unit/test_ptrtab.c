@@ -70,7 +70,7 @@ static void insert(const struct cmt_entry *e, bool indexed) {
 static void removal(uint64_t key, unsigned space) {
     struct cmt_entry out = {0};
     uint64_t seq;
-    bool live = cmt_ptr_remove(key, space, now++, &out, &seq);
+    bool live = cmt_ptr_remove(key, space, now++, &out, &seq, NULL);
     seq_ok(seq);
     int i = ref_find(key, space);
     CHECK(live == (i >= 0));
@@ -116,7 +116,7 @@ static void check_table(void) {
     for (int i = 0; i < nref; i++) { /* found: remove and put back */
         struct cmt_entry out = {0}, e = ref[i];
         uint64_t seq;
-        CHECK(cmt_ptr_remove(e.key, e.kind_space & 3, now++, &out, &seq) && same(&out, &e));
+        CHECK(cmt_ptr_remove(e.key, e.kind_space & 3, now++, &out, &seq, NULL) && same(&out, &e));
         CHECK(cmt_ptr_insert(&e, now++, &seq));
     }
 }
@@ -238,6 +238,39 @@ int main(void) {
     for (int i = 0; i < nref; i++)
         CHECK(ref[i].ctx % 3 != which);
     check_table();
+
+    /* 6: frees in flight (issue 30): the FREE's number is taken when the real free returned, after
+     * the stripe's clock, unless the key was inserted again meanwhile or a sweep passed (then the
+     * number reserved at the removal stays: it is below the reuse's) */
+    {
+        struct cmt_entry a = make(0xa00000000ull, 0, 5), b = make(0xa00000100ull, 0, 6), out;
+        uint64_t s1, s2, sb;
+        bool inflight = false;
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && inflight);
+        s2 = s1;
+        CHECK(cmt_ptr_freed(a.key, 0, now += 1000, &s2) && s2 > s1); /* not reused: later */
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && inflight);
+        cmt_ptr_insert(&b, now++, &sb); /* another key: not a reuse */
+        cmt_ptr_insert(&a, now++, &sb); /* the same key, handed out again before the free returned */
+        s2 = s1;
+        CHECK(!cmt_ptr_freed(a.key, 0, now += 1000, &s2) && s2 == s1 && s1 < sb);
+        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && inflight);
+        unsigned none = 99; /* a sweep that matches nothing still keeps frees in flight before it */
+        cmt_ptr_sweep(sweep_match, &none, sweep_gone);
+        s2 = s1;
+        CHECK(!cmt_ptr_freed(a.key, 0, now += 1000, &s2) && s2 == s1);
+        CHECK(!cmt_ptr_remove(0xa00000200ull, 0, now++, &out, &s1, &inflight) && !inflight); /* absent */
+        uint64_t h = cmt_ptr_hash(a.key, 0); /* a full stripe: the free is not kept in flight */
+        struct cmt_stripe *st = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
+        CHECK(st->ninflight == 0);
+        st->ninflight = CMT_PTR_INFLIGHT;
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && !inflight);
+        st->ninflight = 0;
+        CHECK(cmt_ptr_remove(b.key, 0, now++, &out, &s1, NULL));
+    }
 
     CHECK(table_full == 0);
     if (failures) return 1;

@@ -1,5 +1,5 @@
 /*
- * test_ranks.c — unit tests of the analyzer's per-rank view (analyzer/ranks.c): rows sorted
+ * test_ranks.c — unit tests of the analyzer's per-rank view (analyzer/model/ranks.c): rows sorted
  * by rank, a forked worker counted with its rank, the peak imbalance across ranks and the outlier
  * named, a leak outlier against a zero median, GPUs shared by two processes. Exit 0 when every
  * check holds.

@@ -1,5 +1,5 @@
 /*
- * test_replay.c — unit tests of the analyzer's replay (analyzer/replay.c): live and peak bytes (per
+ * test_replay.c — unit tests of the analyzer's replay (analyzer/model/replay.c): live and peak bytes (per
  * device, and the process's over all its devices at one moment), the top stacks snapshotted at the
  * peak (exact even when the live bytes fall and rise again), unknown and double frees (the window
  * of recently freed keys), OOM snapshots, teardown of one context's allocations, the memos before

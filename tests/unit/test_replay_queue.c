@@ -3,7 +3,8 @@
  * runs of records decoded ahead into a queue and applied a batch at a time) gives the figures that
  * applying the records one at a time gives (cmt_dump_next, cmt_replay_event, cmt_replay_finish).
  * Usage: test_replay_queue --queued|--each DUMP: prints the figures (events and times, anomalies,
- * host and per-device counters, leaks, OOMs, imported memory) one per line, then "live_slots N"
+ * host and per-device counters with the stacks live at each device's peak, leaks, OOMs, imported
+ * memory) one per line, then "live_slots N"
  * (the live table's slots at the end: the queue is used from CMT_REPLAY_QUEUE_MIN_SLOTS on).
  * tests/cases/analyzer_fastpath.sh compares the two. Exit 0; 1 when the dump is corrupt.
  */
@@ -30,6 +31,9 @@ static void print_figures(const struct cmt_replay *r) {
         printf("device %lld allocations %llu frees %llu live %llu/%llu peak %llu at %lld seq %llu leaked %llu/%llu\n",
                (long long)ord, u(d->allocations), u(d->frees), u(d->live), u(d->live_count), u(d->peak),
                (long long)d->peak_time, u(d->peak_seq), u(d->leaked_bytes), u(d->leaked_allocations));
+        for (size_t k = 0; k < d->npeak_top; k++) /* the stacks live at its peak */
+            printf("  peak stack %llu bytes %llu allocations %llu\n", u(d->peak_top[k].stack), u(d->peak_top[k].bytes),
+                   u(d->peak_top[k].allocations));
     }
     for (size_t i = 0; i < r->nleaks; i++) {
         const struct cmt_leak *k = &r->leaks[i];

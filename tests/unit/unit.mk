@@ -11,9 +11,10 @@ $(UNIT)/test_format: tests/unit/test_format.c include/cmt_format.h include/cmt_w
 # the Python-frames side: the reader's interleaving, the walker on synthetic CPython structures
 test-programs: $(UNIT)/test_interleave $(UNIT)/py_walk
 
-$(UNIT)/test_interleave: tests/unit/test_interleave.c analyzer/reader.c analyzer/reader.h analyzer/util.c analyzer/util.h include/cmt_format.h include/cmt_wire.h
+CMT_AN_READ_SRCS := analyzer/read/reader.c analyzer/read/decode.c analyzer/read/follow.c analyzer/read/merge.c
+$(UNIT)/test_interleave: tests/unit/test_interleave.c $(CMT_AN_READ_SRCS) analyzer/read/reader.h analyzer/read/reader_internal.h analyzer/util/util.c analyzer/util/util.h include/cmt_format.h include/cmt_wire.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer tests/unit/test_interleave.c analyzer/reader.c analyzer/util.c -o $@
+	$(CC) $(ALL_CFLAGS) $(CMT_AN_INC_read) tests/unit/test_interleave.c $(CMT_AN_READ_SRCS) analyzer/util/util.c -o $@
 
 $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c preload/cmt_seq.c preload/cmt_python.h \
 		preload/cmt_internal.h preload/cmt_seq.h preload/cmt_state.h preload/cmt_writer.h preload/cmt_records.h \
@@ -24,7 +25,8 @@ $(UNIT)/py_walk: tests/unit/py_walk.c preload/cmt_python.c preload/cmt_records.c
 
 # the sequence numbers (preload/cmt_seq.c) with chosen times
 test-programs: $(UNIT)/test_seq
-$(UNIT)/test_seq: tests/unit/test_seq.c preload/cmt_seq.c preload/cmt_seq.h preload/cmt_state.h include/cmt_format.h
+$(UNIT)/test_seq: tests/unit/test_seq.c preload/cmt_seq.c preload/cmt_seq.h preload/cmt_state.h preload/cmt_init.h \
+		include/cmt_format.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Ipreload tests/unit/test_seq.c preload/cmt_seq.c -o $@ -lpthread
 
@@ -54,9 +56,9 @@ $(UNIT)/vfork_exit: tests/unit/vfork_exit.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Wno-deprecated-declarations $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
 
-$(UNIT)/test_nvml: tests/unit/test_nvml.c $(BUILD)/analyzer/cmt_nvml.o analyzer/cmt_nvml.h
+$(UNIT)/test_nvml: tests/unit/test_nvml.c $(BUILD)/analyzer/read/cmt_nvml.o analyzer/read/cmt_nvml.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Ianalyzer $< $(BUILD)/analyzer/cmt_nvml.o -o $@ -ldl
+	$(CC) $(ALL_CFLAGS) $(CMT_AN_INC_read) $< $(BUILD)/analyzer/read/cmt_nvml.o -o $@ -ldl
 
 # the tracer with exit/_exit not found by RTLD_NEXT (tests/unit/nonext_exit.c)
 test-programs: $(UNIT)/libcumemtrack_nonext.so
