@@ -35,9 +35,11 @@ $(BUILD):
 -include tests/gpu/gpu.mk
 -include install.mk
 
-# The test suite: builds everything, then runs tests/run.sh, whose last line is "N passed, N failed".
+# The test suite: builds everything (TEST_JOBS compilations at a time, default the CPUs), then runs
+# tests/run.sh, whose last line is "N passed, N failed, N skipped".
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps
-	@$(MAKE) --no-print-directory all test-programs
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all test-programs
 	@tests/run.sh
 
 clean:

@@ -126,13 +126,13 @@ PY
 if [ -x "${CMT_LIB:-$CMT_BUILD/libcumemtrack.so}" ] && [ -x "$CMT_BUILD/tests/progs/drv_fastbench" ]; then
     LD_LIBRARY_PATH=$CMT_BUILD/tests/fakecuda LD_PRELOAD=${CMT_LIB:-$CMT_BUILD/libcumemtrack.so} \
         CUMEMTRACK_OUTPUT=$PWD/real.cmt "$CMT_BUILD/tests/progs/drv_fastbench" 3000 2 >/dev/null 2>&1 || fail "drv_fastbench"
-    "$CMT_BIN" dump --raw real.cmt | sed -n 's/.* off=\([0-9]*\)$/\1/p' | sort -n >full.off
+    "$CMT_BIN" dump --raw real.cmt | awk '{ f = $NF; if (substr(f, 1, 4) == "off=") print substr(f, 5) }' | sort -n >full.off
     size=$(stat -c %s real.cmt); cuts=0
     for ((c = 1024; c < size; c += 1024)); do
         head -c "$c" real.cmt >cut.cmt
         if [ "$c" -lt 4096 ]; then expect_rc 3 "$CMT_BIN" report --no-symbols cut.cmt; continue; fi
         expect_rc 0 "$CMT_BIN" report --json --no-symbols cut.cmt
-        "$CMT_BIN" dump --raw cut.cmt | sed -n 's/.* off=\([0-9]*\)$/\1/p' | sort -n >cut.off
+        "$CMT_BIN" dump --raw cut.cmt | awk '{ f = $NF; if (substr(f, 1, 4) == "off=") print substr(f, 5) }' | sort -n >cut.off
         awk -v c="$c" '$1 + 8192 < c' full.off >want.off
         [ -z "$(comm -23 want.off cut.off)" ] || fail "cut at $c: records before $((c - 8192)) lost"
         cuts=$((cuts + 1))
