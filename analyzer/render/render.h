@@ -68,6 +68,9 @@ size_t cmt_stack_user_frame(const struct cmt_stack_sym *s);
  * from the user's frame outward (ending at the outermost when fewer are left there); max 1: the
  * user's frame. Returns how many (0: no frames). */
 size_t cmt_stack_pick(const struct cmt_stack_sym *s, size_t max, size_t *idx);
+/* "suppressions": [...], the --suppressions rules and what each hid (leaks, bytes): report --json and
+ * the HTML data. */
+void cmt_json_suppressions(struct cmt_json *j, const struct cmt_analysis *a);
 /* The members of the report's "summary" object (leaked_bytes ... processes), shared with the HTML data. */
 void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a);
 /* Writes "frames": [...] (function, file, line, module, address, offset, inlined) of s. */

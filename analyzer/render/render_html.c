@@ -554,16 +554,7 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
     write_tests(j, a, &st, top);
     write_leaks(j, "leaks", a, a->leaks, a->nleaks, &st, top);
     write_leaks(j, "cached", a, a->cached, a->ncached, &st, top);
-    cmt_json_array(j, "suppressions"); /* the --suppressions rules and what each hid */
-    for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {
-        const struct cmt_suppression *s = &a->opts.suppressions->v[k];
-        cmt_json_object(j, NULL);
-        cmt_json_str(j, "pattern", s->pattern);
-        cmt_json_u64(j, "leaks", s->leaks);
-        cmt_json_u64(j, "bytes", s->bytes);
-        cmt_json_object_end(j);
-    }
-    cmt_json_array_end(j);
+    cmt_json_suppressions(j, a); /* the --suppressions rules and what each hid */
     cmt_json_array(j, "peaks");
     for (size_t k = 0; k < a->npeaks; k++) {
         size_t i = a->peaks[k].proc;

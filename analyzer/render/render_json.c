@@ -6,6 +6,19 @@
 
 #include <string.h>
 
+void cmt_json_suppressions(struct cmt_json *j, const struct cmt_analysis *a) {
+    cmt_json_array(j, "suppressions");
+    for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {
+        const struct cmt_suppression *s = &a->opts.suppressions->v[k];
+        cmt_json_object(j, NULL);
+        cmt_json_str(j, "pattern", s->pattern);
+        cmt_json_u64(j, "leaks", s->leaks);
+        cmt_json_u64(j, "bytes", s->bytes);
+        cmt_json_object_end(j);
+    }
+    cmt_json_array_end(j);
+}
+
 void cmt_json_summary(struct cmt_json *j, const struct cmt_analysis *a) {
     cmt_json_u64(j, "leaked_bytes", a->leaked_bytes);
     cmt_json_u64(j, "leaked_allocations", a->leaked_allocations);
@@ -509,16 +522,7 @@ void cmt_render_json(struct cmt_analysis *a, FILE *f) {
         cmt_json_object_end(j);
     }
     cmt_json_array_end(j);
-    cmt_json_array(j, "suppressions");
-    for (size_t k = 0; a->opts.suppressions && k < a->opts.suppressions->n; k++) {
-        const struct cmt_suppression *s = &a->opts.suppressions->v[k];
-        cmt_json_object(j, NULL);
-        cmt_json_str(j, "pattern", s->pattern);
-        cmt_json_u64(j, "leaks", s->leaks);
-        cmt_json_u64(j, "bytes", s->bytes);
-        cmt_json_object_end(j);
-    }
-    cmt_json_array_end(j);
+    cmt_json_suppressions(j, a);
     cmt_json_array(j, "notes");
     for (size_t k = 0; k < a->nnotes; k++) {
         const struct cmt_note *nt = &a->notes[k];
