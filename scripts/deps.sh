@@ -10,10 +10,19 @@ for p in "${pkgs[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" = 0 ]; then
+    # test cases run in parallel (tests/run.sh) and some install what they need: one install at a
+    # time (and apt waits for dpkg's lock rather than failing on it)
+    exec 9>"${TMPDIR:-/tmp}/cumemtrack-deps.lock"
+    command -v flock >/dev/null && flock 9
+    missing=($(for p in "${missing[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    done))
+    [ ${#missing[@]} -eq 0 ] && exit 0
     echo "cumemtrack: installing ${missing[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null || true
-    apt-get install -y -qq "${missing[@]}" >/dev/null || { echo "cumemtrack: apt-get install ${missing[*]} failed" >&2; exit 1; }
+    apt-get -o DPkg::Lock::Timeout=600 update -qq >/dev/null || true
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" >/dev/null ||
+        { echo "cumemtrack: apt-get install ${missing[*]} failed" >&2; exit 1; }
 else
     echo "cumemtrack: missing packages; run: sudo apt-get install -y ${missing[*]}" >&2
     exit 1
