@@ -270,9 +270,27 @@ static int run(struct cur *c, struct state *s, const struct state *init, uintptr
 static void *_Atomic find_object; /* _dl_find_object, NULL: none */
 static _Atomic int find_state;    /* 0 not looked up, 1 done */
 
+/* The bytes of an object's unwinding data may be read only inside the PT_LOAD segment that holds
+ * its .eh_frame_hdr (.eh_frame lies in the same one): lengths and offsets in a corrupt or hostile
+ * library could point anywhere, gaps between segments included (PROT_NONE), and a fault here would
+ * crash the tracked program. */
+struct seg {
+    uintptr_t lo, hi;
+};
+
+/* The PT_LOAD segment of (phdr, n, bias) that holds p ({0, 0}: none). */
+static struct seg seg_of(const ElfW(Phdr) * phdr, size_t n, uintptr_t bias, uintptr_t p) {
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t lo = bias + phdr[i].p_vaddr;
+        if (phdr[i].p_type == PT_LOAD && p >= lo && p - lo < phdr[i].p_memsz) return (struct seg){lo, lo + phdr[i].p_memsz};
+    }
+    return (struct seg){0, 0};
+}
+
 struct phdr_query {
     uintptr_t pc;
     const uint8_t *hdr;
+    struct seg seg;
 };
 
 static int phdr_visit(struct dl_phdr_info *info, size_t size, void *arg) {
@@ -288,11 +306,13 @@ static int phdr_visit(struct dl_phdr_info *info, size_t size, void *arg) {
     }
     if (!in) return 0;
     q->hdr = hdr;
+    if (hdr) q->seg = seg_of(info->dlpi_phdr, info->dlpi_phnum, info->dlpi_addr, (uintptr_t)hdr);
     return 1;
 }
 
-/* The .eh_frame_hdr of the object that holds pc (NULL: none). */
-static const uint8_t *eh_frame_hdr(uintptr_t pc) {
+/* The .eh_frame_hdr of the object that holds pc (NULL: none, or no segment holds it), *seg the
+ * segment it lies in. */
+static const uint8_t *eh_frame_hdr(uintptr_t pc, struct seg *seg) {
 #ifdef DLFO_EH_SEGMENT_TYPE
     if (!atomic_load_explicit(&find_state, memory_order_acquire)) {
         if (cmt_real_dlsym) atomic_store(&find_object, cmt_real_dlsym(RTLD_DEFAULT, "_dl_find_object"));
@@ -301,26 +321,47 @@ static const uint8_t *eh_frame_hdr(uintptr_t pc) {
     void *f = atomic_load_explicit(&find_object, memory_order_relaxed);
     if (f) {
         struct dl_find_object fo;
-        return ((int (*)(void *, struct dl_find_object *))f)((void *)pc, &fo) == 0 ? fo.dlfo_eh_frame : NULL;
+        if (((int (*)(void *, struct dl_find_object *))f)((void *)pc, &fo) != 0 || !fo.dlfo_eh_frame ||
+            !fo.dlfo_link_map)
+            return NULL;
+        /* the program headers, as the ELF header at the start of the object's mapping says (both
+         * lie in its first PT_LOAD segment) */
+        const ElfW(Ehdr) *eh = fo.dlfo_map_start;
+        uintptr_t start = (uintptr_t)fo.dlfo_map_start, end = (uintptr_t)fo.dlfo_map_end;
+        if (end - start < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+            eh->e_phentsize != sizeof(ElfW(Phdr)) || eh->e_phoff > end - start ||
+            (end - start - eh->e_phoff) / sizeof(ElfW(Phdr)) < eh->e_phnum)
+            return NULL;
+        *seg = seg_of((const ElfW(Phdr) *)(start + eh->e_phoff), eh->e_phnum, fo.dlfo_link_map->l_addr,
+                      (uintptr_t)fo.dlfo_eh_frame);
+        return seg->hi ? fo.dlfo_eh_frame : NULL;
     }
 #endif
-    struct phdr_query q = {pc, NULL};
+    struct phdr_query q = {pc, NULL, {0, 0}};
     dl_iterate_phdr(phdr_visit, &q);
-    return q.hdr;
+    *seg = q.seg;
+    return q.seg.hi ? q.hdr : NULL;
 }
 #endif
+
+/* [p, p + n) lies in seg */
+static int in_seg(const struct seg *seg, const uint8_t *p, uint64_t n) {
+    uintptr_t a = (uintptr_t)p;
+    return a >= seg->lo && a <= seg->hi && n <= seg->hi - a;
+}
 
 struct cmt_cfi_rule cmt_cfi_rule(uintptr_t ra) {
     struct cmt_cfi_rule none = {CMT_CFI_NONE, 0, 0, 0, 0};
 #if defined(__x86_64__)
     uintptr_t pc = ra - 1;
-    const uint8_t *hdr = ra ? eh_frame_hdr(pc) : NULL;
-    if (!hdr) return none;
+    struct seg seg;
+    const uint8_t *hdr = ra ? eh_frame_hdr(pc, &seg) : NULL;
+    if (!hdr || !in_seg(&seg, hdr, 20)) return none;
     if (hdr[0] != 1 || hdr[3] != 0x3b) return none; /* version 1, table: datarel sdata4 */
     struct cur c = {hdr + 4, hdr + 4 + 16, 1};
     encoded(&c, hdr[1], (uintptr_t)hdr);
     uint64_t count = encoded(&c, hdr[2], (uintptr_t)hdr);
-    if (!c.ok || !count) return none;
+    if (!c.ok || !count || count > (seg.hi - (uintptr_t)c.p) / 8) return none; /* the table in the segment */
     const int32_t *tab = (const int32_t *)c.p;
     uint64_t lo = 0, hi = count; /* the last entry whose start is <= pc */
     while (hi - lo > 1) {
@@ -333,12 +374,15 @@ struct cmt_cfi_rule cmt_cfi_rule(uintptr_t ra) {
     if ((uintptr_t)hdr + (intptr_t)tab[2 * lo] > pc) return none;
     const uint8_t *fde = hdr + tab[2 * lo + 1];
     uint32_t flen, cie_off, clen;
+    if (!in_seg(&seg, fde, 8)) return none;
     memcpy(&flen, fde, 4);
     memcpy(&cie_off, fde + 4, 4);
-    if (flen == 0 || flen == 0xffffffffu || cie_off == 0) return none;
+    /* an FDE holds its CIE pointer and more; a CIE its id and version */
+    if (flen < 8 || flen == 0xffffffffu || cie_off == 0 || !in_seg(&seg, fde, 4 + (uint64_t)flen)) return none;
     const uint8_t *cie = fde + 4 - cie_off;
+    if (!in_seg(&seg, cie, 4)) return none;
     memcpy(&clen, cie, 4);
-    if (clen == 0 || clen == 0xffffffffu) return none;
+    if (clen < 5 || clen == 0xffffffffu || !in_seg(&seg, cie, 4 + (uint64_t)clen)) return none;
     struct cur k = {cie + 8, cie + 4 + clen, 1}; /* after length and CIE id */
     uint8_t version = (uint8_t)fixed(&k, 1);
     const char *aug = (const char *)k.p;

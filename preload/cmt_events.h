@@ -93,9 +93,11 @@ cmt_untrack(bool gated, enum cmt_api api, enum cmt_family family, int per_thread
         cmt_untrack_captured(api, space | pt | CMT_FLAG_CAPTURED, ptr, stream))
         return CMT_UNTRACK_CAPTURED;
     uint64_t seq;
-    /* the time read last: the reserved number only places the FREE when the key is reused before
-     * the free returns (no clock read here: cmt_free_late reads it) */
-    int64_t now = cmt_tls.clk_last ? cmt_tls.clk_last : cmt_now();
+    /* the time now: the number reserved with it places the FREE when the key is reused before the
+     * free returns, when the stripe has no room for a free in flight, and for an unknown free (the
+     * time this thread read last could be minutes old: those FREEs would sort before events of
+     * other stripes that happened earlier, and the peak read low) */
+    int64_t now = cmt_now();
     bool inflight;
     if (cmt_ptr_remove(ptr, space, now, e, &seq, &inflight)) {
         if (CMT_LIKELY(inflight)) {

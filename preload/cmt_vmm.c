@@ -98,7 +98,7 @@ static void end_handle(enum cmt_api api, struct handle *h) {
     } else
         cmt_counter_add(CMT_CTR_VMM_UNDO_FULL, 1);
     if (!h->pending) {
-        int64_t now = cmt_tls.clk_last ? cmt_tls.clk_last : cmt_now();
+        int64_t now = cmt_now(); /* not the time read last: see cmt_untrack */
         uint64_t seq = cmt_seq_def(now);
         if (kept && seq && nflight < MAX_FLIGHT) {
             flight[nflight].handle = h->handle;

@@ -204,7 +204,10 @@ int cmt_cmd_export(int argc, char **argv) {
     rc = k >= 0 ? cmt_analysis_load(&a, &ro, &paths[k], 1) : cmt_analysis_load(&a, &ro, paths, np);
     if (rc)
         cmt_msg("%s", a.err);
-    else if (trace.lost) {
+    else if (k < 0) { /* the headers could not be read, yet a dump loaded: which one is meant is unknown */
+        cmt_msg("export: could not tell the dumps' processes apart (their headers did not read); name one dump");
+        rc = 3;
+    } else if (trace.lost) {
         cmt_msg("export: out of memory while replaying %s", paths[k]);
         rc = 3;
     } else {

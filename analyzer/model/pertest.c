@@ -19,9 +19,9 @@ struct cmt_test_live {
     uint64_t bytes;
 };
 
-int cmt_tests_begin(struct cmt_tests *T, const char *name, size_t len, int64_t t) {
+int cmt_tests_begin(struct cmt_tests *T, const char *name, size_t len, int64_t t, const struct cmt_stack_live *counters) {
     int rc = 0;
-    if (T->open) rc = cmt_tests_end(T, t, CMT_TEST_NEXT, NULL);
+    if (T->open) rc = cmt_tests_end(T, t, CMT_TEST_NEXT, counters);
     if (cmt_grow((void **)&T->v, &T->cap, T->n + 1, sizeof *T->v) != 0) return -1;
     struct cmt_test_rec *r = &T->v[T->n];
     memset(r, 0, sizeof *r);
@@ -77,6 +77,7 @@ int cmt_tests_end(struct cmt_tests *T, int64_t t, int how, const struct cmt_stac
     cmt_htab_init(&T->live, sizeof(struct cmt_test_live), 64);
     if (r->nstacks > 1) qsort(r->stacks, r->nstacks, sizeof *r->stacks, cmp_stack);
     T->cur = 0;
+    T->gone.seen = 0;
     return rc;
 }
 
@@ -85,13 +86,13 @@ int cmt_tests_marker(struct cmt_tests *T, const struct cmt_event *e, const struc
     if (e->str2_len != sizeof dom - 1 || !e->str2 || memcmp(e->str2, dom, sizeof dom - 1)) return 0;
     int rc = 0;
     if (e->flags == CMT_MARK_RANGE_PUSH)
-        rc = cmt_tests_begin(T, e->str1 ? e->str1 : "", e->str1_len, e->time_ns);
+        rc = cmt_tests_begin(T, e->str1 ? e->str1 : "", e->str1_len, e->time_ns, counters);
     else if (e->flags == CMT_MARK_RANGE_POP)
         rc = cmt_tests_end(T, e->time_ns, CMT_TEST_ENDED, counters);
     return rc < 0 ? -1 : 1;
 }
 
-int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes) {
+static int put_live(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes) {
     int existed;
     struct cmt_test_live *l = cmt_htab_put(&T->live, ptr, space, &existed);
     if (!l) return -1;
@@ -99,16 +100,35 @@ int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t 
     l->k.val = sdc;
     l->bytes = bytes;
     struct cmt_test_rec *r = &T->v[T->n - 1];
-    r->allocated_bytes += bytes;
-    r->allocations++;
     T->cur += bytes;
     if (T->cur > r->peak_bytes) r->peak_bytes = T->cur;
     return 0;
 }
 
+int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes, int retrack) {
+    if (retrack) {
+        /* the free it undoes ended one of this test's allocations: live again; else the memory
+         * predates the test (or the free came before it began) and stays no one's */
+        int mine = T->gone.seen && T->gone.mine && T->gone.ptr == ptr && T->gone.space == space;
+        T->gone.seen = 0;
+        return mine ? put_live(T, ptr, space, T->gone.sdc, T->gone.bytes) : 0;
+    }
+    if (put_live(T, ptr, space, sdc, bytes) != 0) return -1;
+    struct cmt_test_rec *r = &T->v[T->n - 1];
+    r->allocated_bytes += bytes;
+    r->allocations++;
+    return 0;
+}
+
 void cmt_tests_gone(struct cmt_tests *T, uint64_t ptr, uint32_t space) {
     struct cmt_test_live *l = cmt_htab_find(&T->live, ptr, space);
+    T->gone.seen = 1;
+    T->gone.ptr = ptr;
+    T->gone.space = space;
+    T->gone.mine = l != NULL;
     if (!l) return; /* allocated before the test began */
+    T->gone.sdc = (uint32_t)l->k.val;
+    T->gone.bytes = l->bytes;
     T->cur -= l->bytes;
     cmt_htab_del(&T->live, l);
 }

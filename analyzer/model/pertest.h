@@ -43,6 +43,13 @@ struct cmt_tests {
     int open;             /* v[n - 1] is open */
     uint64_t cur;         /* bytes allocated in the open test and live now */
     struct cmt_htab live; /* the open test's live allocations (ptr, space) -> struct cmt_test_live */
+    /* the last free seen in the open test, for a RETRACK (the driver refused it): mine 1 when it
+     * ended one of the test's allocations (sdc, bytes), 0 when the memory predates the test */
+    struct {
+        uint64_t ptr, bytes;
+        uint32_t space, sdc;
+        int seen, mine;
+    } gone;
 };
 
 /* The replay's side. sdc: the allocation's stack-device counter index (stack and device are
@@ -52,9 +59,11 @@ struct cmt_event;
 /* A MARKER record e: a test's begin or end (domain CMT_TEST_DOMAIN) is applied; returns 1 then, 0
  * for any other marker, -1 when out of memory. */
 int cmt_tests_marker(struct cmt_tests *T, const struct cmt_event *e, const struct cmt_stack_live *counters);
-int cmt_tests_begin(struct cmt_tests *T, const char *name, size_t len, int64_t t);
+int cmt_tests_begin(struct cmt_tests *T, const char *name, size_t len, int64_t t, const struct cmt_stack_live *counters);
 int cmt_tests_end(struct cmt_tests *T, int64_t t, int how, const struct cmt_stack_live *counters);
-int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes);
+/* An allocation made in the open test; retrack: a RETRACK, the previous free refused (what that free
+ * ended is live again, as it was: no new allocation of the test's) */
+int cmt_tests_alloc(struct cmt_tests *T, uint64_t ptr, uint32_t space, uint32_t sdc, uint64_t bytes, int retrack);
 void cmt_tests_gone(struct cmt_tests *T, uint64_t ptr, uint32_t space);
 void cmt_tests_free(struct cmt_tests *T);
 

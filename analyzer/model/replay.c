@@ -195,7 +195,7 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     t->sdc[si].count++;
     notify_stack(r, e, &t->sdc[si], 1, e->ptr, li, -1, plain);
     if (__builtin_expect(r->tests.open, 0) && device >= 0 &&
-        cmt_tests_alloc(&r->tests, e->ptr, (uint32_t)space, si, e->granted) != 0)
+        cmt_tests_alloc(&r->tests, e->ptr, (uint32_t)space, si, e->granted, e->type == CMT_REC_RETRACK) != 0)
         cmt_replay_lost(r);
     if (device >= 0) {
         if (!d) {

@@ -105,6 +105,11 @@ def pytest_cmdline_main(config):
         return None  # pytest_configure reports it
     if config.getoption("help", False) or config.getoption("version", False):
         return None
+    if list(config.invocation_params.args) != list(sys.argv[1:]):
+        # pytest.main(ARGS) from a program of its own: re-executing that program would run its
+        # code again (and not this pytest), so the program itself must start under the tracer
+        raise pytest.UsageError("--cumemtrack: pytest was started from a program (pytest.main) without the "
+                                "tracer; run that program under `cumemtrack run -- ...`")
     exe = shutil.which("cumemtrack")
     if not exe:
         raise pytest.UsageError("--cumemtrack: the cumemtrack command is not on PATH (make install, or put the "

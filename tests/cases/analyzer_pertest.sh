@@ -66,6 +66,46 @@ PY
 else
     echo "no chromium: the HTML table's data only"
 fi
+# a refused free (FREE then RETRACK) ends nothing: memory older than the test stays no one's, and
+# the test's own allocation is allocated once (the RETRACK counted as a new allocation before)
+head='header pid=302 host=n3 rank=0 world=1 cmd="x" exe=/usr/bin/x minor=1
+api id=1 name=cuMemAlloc_v2
+api id=2 name=cuMemFree_v2
+device ord=0 uuid=GPU-33333333-0000-0000-0000-000000000001 name="NVIDIA A100" pci=0000:31:00.0 total=80M
+ctx idx=1 dev=0 handle=0xc1
+module id=1 base=0x400000 path=/nonexistent/train seg=0x0:0x10000:5
+stack id=1 0x401000 0x401300
+stack id=2 0x402000 0x401300'
+A='alloc dev=0 ptr=0x10000000 size=64M kind=device stack=1 ctx=1 api=cuMemAlloc_v2'
+B='marker label=test_x flags=1 domain=cumemtrack.test'
+R='free dev=0 ptr=0x10000000 api=cuMemFree_v2
+retrack dev=0 ptr=0x10000000 size=64M kind=device stack=1 ctx=1 api=cuMemFree_v2 result=1
+marker label= flags=2 domain=cumemtrack.test
+free dev=0 ptr=0x10000000 api=cuMemFree_v2
+exit how=0 status=0'
+printf '%s\n' "$head" "$A" "$B" "$R" >refused_old.script
+printf '%s\n' "$head" "$B" "$A" "$R" >refused_own.script
+MKD=$CMT_BUILD/tests/tools/cmt_mkdump
+for n in refused_old refused_own; do "$MKD" $n.script $n.cmt || fail "mkdump $n"; done
+"$CMT_BIN" check --per-marker refused_old.cmt >/dev/null 2>err.txt || { cat err.txt; fail "a refused free of older memory blamed on the test"; }
+"$CMT_BIN" report --json --no-symbols refused_own.cmt >own.json || fail "report refused_own"
+"$PY" - own.json <<'PY' || fail "refused free of the test's own allocation"
+import json, sys
+t = json.load(open(sys.argv[1]))["tests"][0]
+assert (t["allocated_bytes"], t["allocations"], t["leaked_bytes"]) == (64 << 20, 1, 64 << 20), t
+PY
+# a test ended by the next one's begin keeps its stacks (devices, frames): suppressions apply
+printf '%s\n' "$head" 'marker label=test_a flags=1 domain=cumemtrack.test' \
+    'alloc dev=0 ptr=0x10000000 size=1M kind=device stack=1 ctx=1 api=cuMemAlloc_v2' \
+    'alloc dev=0 ptr=0x20000000 size=2M kind=device stack=2 ctx=1 api=cuMemAlloc_v2' \
+    'marker label=test_b flags=1 domain=cumemtrack.test' 'marker label= flags=2 domain=cumemtrack.test' \
+    'free dev=0 ptr=0x10000000 api=cuMemFree_v2' 'free dev=0 ptr=0x20000000 api=cuMemFree_v2' \
+    'exit how=0 status=0' >next.script
+"$MKD" next.script next.cmt || fail "mkdump next"
+echo 'leak:train' >train.supp
+"$CMT_BIN" check --per-marker --suppressions train.supp next.cmt >/dev/null 2>err.txt ||
+    { cat err.txt; fail "a test ended by the next begin lost its stacks (suppression missed)"; }
+echo "ok refused frees and tests ended by the next one"
 # old dumps and dumps without tests: no per-test section, "tests": []
 "$CMT_BIN" report "$CMT_ROOT/tests/compat/"*.cmt 2>/dev/null | grep -q "^per test" && fail "per-test section without tests"
 echo PASS

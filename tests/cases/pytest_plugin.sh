@@ -214,4 +214,20 @@ rc=$?
 grep -q "^3 tests in 1 process" outer.out && grep -qE '^ +1.00 MiB .*test_gpu.py::test_leaks' outer.out ||
     { cat outer.out; fail "under cumemtrack run: table"; }
 [ "$(ls "$CMT_TMP"/outer/*.cmt | wc -l)" = 1 ] || fail "under cumemtrack run: re-executed again"
+# pytest.main() from a program of its own: no re-exec (it would run the program's code again), a
+# usage error that says to start the program under the tracer; under `cumemtrack run` it works
+cat >host.py <<PY
+import sys, pytest
+print("SIDE EFFECT")
+sys.exit(pytest.main(["-p", "cumemtrack.pytest_plugin", "-p", "no:cacheprovider", "--cumemtrack", "-q",
+                      "$SUITE/test_gpu.py::test_clean_under_limit"]))
+PY
+"$PY" host.py --its-own-arg >host.out 2>&1
+rc=$?
+[ "$rc" = 4 ] || { cat host.out; fail "pytest.main without the tracer exited $rc, not 4"; }
+[ "$(grep -c 'SIDE EFFECT' host.out)" = 1 ] || { cat host.out; fail "the host program ran twice"; }
+grep -q "run that program under .cumemtrack run" host.out || { cat host.out; fail "no advice for pytest.main"; }
+"$CMT_BIN" run --quiet -- "$PY" host.py >host2.out 2>&1 || { cat host2.out; fail "pytest.main under cumemtrack run"; }
+grep -q "test_clean_under_limit" host2.out || { cat host2.out; fail "no per-test table under cumemtrack run"; }
+echo "ok pytest.main: a usage error without the tracer, works under cumemtrack run"
 echo PASS
