@@ -104,6 +104,7 @@ struct wmap {
     UT_hash_handle hh;
     uint64_t node;
     int item, exit; /* exit: the item its successors follow (a child graph node: its end) */
+    bool has_pred;  /* an edge of its own graph leads to it */
 };
 struct walk {
     struct witem *items;
@@ -205,20 +206,16 @@ static CUgraphNode *walk_graph(struct walk *w, CUgraph g, int start, size_t *cou
         to = malloc(ne * sizeof *to);
         if (!from || !to || CMT_DRV(cuGraphGetEdges, g, from, to, &ne) != CUDA_SUCCESS) w->failed = true;
     }
-    bool *has_pred = calloc(n ? n : 1, sizeof *has_pred);
-    if (!has_pred) w->failed = true;
     for (size_t e = 0; e < ne && !w->failed; e++) {
         struct wmap *f = map_of(w, (uint64_t)(uintptr_t)from[e]), *t = map_of(w, (uint64_t)(uintptr_t)to[e]);
         if (!f || !t) continue; /* NULL entries past the real count */
         edge_new(w, f->exit, t->item);
-        for (size_t i = 0; i < n; i++)
-            if (nodes[i] == to[e]) has_pred[i] = true;
+        t->has_pred = true;
     }
     for (size_t i = 0; i < n && !w->failed && start >= 0; i++) {
         struct wmap *m = map_of(w, (uint64_t)(uintptr_t)nodes[i]);
-        if (m && !has_pred[i]) edge_new(w, start, m->item);
+        if (m && !m->has_pred) edge_new(w, start, m->item);
     }
-    free(has_pred);
     free(from);
     free(to);
     *count = n;
