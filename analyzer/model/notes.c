@@ -85,6 +85,20 @@ int cmt_anomaly_distrusts(int an) {
     return 0;
 }
 
+/* The CPython minor versions the tracer has a frame layout for: 3.lo to 3.hi. */
+static void py_supported(int *lo, int *hi) {
+    static const int minors[] = {
+#define CMT_PY_MINOR(mi, ...) mi,
+        CMT_PY_LAYOUTS(CMT_PY_MINOR)
+#undef CMT_PY_MINOR
+    };
+    *lo = *hi = minors[0];
+    for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
+        if (minors[k] < *lo) *lo = minors[k];
+        if (minors[k] > *hi) *hi = minors[k];
+    }
+}
+
 /* Why the tracer recorded no Python frames, from its INFO "python" note ("CPython 3.7.16 has no
  * frame layout entry in this cumemtrack: native-only stacks") into why, in the report's words (the
  * supported versions added where the version was the cause): 1, or 0 when Python frames were on. */
@@ -105,16 +119,8 @@ static int python_off_cause(const char *info, char *why, size_t cap) {
     }
     why[w] = 0;
     if (strstr(why, "has no frame layout entry")) {
-        static const int minors[] = {
-#define CMT_PY_MINOR(mi, ...) mi,
-            CMT_PY_LAYOUTS(CMT_PY_MINOR)
-#undef CMT_PY_MINOR
-        };
-        int lo = minors[0], hi = minors[0];
-        for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
-            if (minors[k] < lo) lo = minors[k];
-            if (minors[k] > hi) hi = minors[k];
-        }
+        int lo, hi;
+        py_supported(&lo, &hi);
         snprintf(why + w, cap - w, " (3.%d to 3.%d are supported)", lo, hi);
     }
     return 1;
@@ -135,16 +141,8 @@ static int python_off_code(const struct cmt_replay *r, char *why, size_t cap) {
     case CMT_PY_ON:
     case CMT_PY_ON_NO_EVAL: return 0;
     case CMT_PY_NO_LAYOUT: {
-        static const int minors[] = {
-#define CMT_PY_MINOR(mi, ...) mi,
-            CMT_PY_LAYOUTS(CMT_PY_MINOR)
-#undef CMT_PY_MINOR
-        };
-        int lo = minors[0], hi = minors[0];
-        for (size_t k = 1; k < sizeof minors / sizeof *minors; k++) {
-            if (minors[k] < lo) lo = minors[k];
-            if (minors[k] > hi) hi = minors[k];
-        }
+        int lo, hi;
+        py_supported(&lo, &hi);
         snprintf(why, cap, "CPython %s has no frame layout entry (3.%d to 3.%d are supported)", ver, lo, hi);
         return 1;
     }
