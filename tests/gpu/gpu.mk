@@ -15,8 +15,8 @@
 GPU_DIR := $(BUILD)/gpu
 GPU_FAKE_DIR := $(BUILD)/gpu-selftest
 GPU_NVCC ?= $(CUDA_HOME)/bin/nvcc
-GPU_PROGS := gc_runtime gc_vmm gc_cublas gc_loop
-GPU_FAKE_PROGS := gc_runtime gc_vmm gc_loop
+GPU_PROGS := gc_runtime gc_vmm gc_cublas gc_loop gc_graph
+GPU_FAKE_PROGS := gc_runtime gc_vmm gc_loop gc_graph
 GPU_DEPS := tests/gpu/gpu_prog.h tests/gpu/gpu.mk
 GPU_BINS := $(foreach m,static shared,$(addprefix $(GPU_DIR)/$(m)/,$(GPU_PROGS))) \
 	$(GPU_DIR)/lib/libcudart.so.13

@@ -28,11 +28,11 @@ CMP=$root/tests/gpu/gpu_compare.py
 if [ $mode = selftest ]; then
     PROGDIR=$root/build/gpu-selftest
     OUTD=${GPU_CHECK_OUT:-$PROGDIR/dumps}
-    PROGS="gc_runtime gc_vmm gc_loop"
+    PROGS="gc_runtime gc_vmm gc_loop gc_graph"
 else
     PROGDIR=$root/build/gpu
     OUTD=${GPU_CHECK_OUT:-$PROGDIR/dumps}
-    PROGS="gc_runtime gc_vmm gc_cublas gc_loop"
+    PROGS="gc_runtime gc_vmm gc_cublas gc_loop gc_graph"
 fi
 NVCC=${GPU_NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 command -v "$NVCC" >/dev/null 2>&1 || NVCC=$(command -v nvcc 2>/dev/null || true)
@@ -176,6 +176,102 @@ P
 fi
 
 # --- PyTorch ------------------------------------------------------------------------------------
+# torch_export_rows: `cumemtrack export --torch-snapshot` of the caching run against PyTorch's own
+# torch.cuda.memory._snapshot() taken at the end of the same run (the segments its caching allocator
+# holds: the same cudaMalloc'ed segments, same addresses and sizes), and PyTorch's own snapshot
+# readers (torch.cuda._memory_viz) on our pickle.
+torch_export_rows() {
+    local cd=$OUTD/torch/caching
+    "$BIN" export --torch-snapshot -o "$cd/export.pickle" "$cd" >"$cd/export.out" 2>"$cd/export.err"
+    echo $? >"$cd/export.rc"
+    python3 - "$cd" "$OUTD/rows.tsv" <<'P'
+import os, pickle, sys, traceback
+cd, rows = sys.argv[1], sys.argv[2]
+out = []
+def row(check, want, got, ok):
+    out.append("\t".join((check, want, str(got)[:200], "pass" if ok else "FAIL")))
+rc = open(os.path.join(cd, "export.rc")).read().strip()
+ours = theirs = None
+try:
+    ours = pickle.load(open(os.path.join(cd, "export.pickle"), "rb"))
+    row("torch export: writes a pickle", "exit 0", "exit " + rc, rc == "0")
+except Exception as e:
+    row("torch export: writes a pickle", "exit 0", "exit %s, %s" % (rc, e), False)
+try:
+    theirs = pickle.load(open(os.path.join(cd, "torch_snapshot.pickle"), "rb"))
+except Exception as e:
+    row("torch export: PyTorch's own snapshot", "written by torch_loop.py", e, False)
+if ours is not None and theirs is not None:
+    seg = lambda d: {(s["address"], s["total_size"]) for s in d["segments"] if s["device"] == 0}
+    a, b = seg(ours), seg(theirs)
+    got = "ours %d segments %d B, PyTorch's %d segments %d B" % (
+        len(a), sum(x[1] for x in a), len(b), sum(x[1] for x in b))
+    if a != b:
+        got += "; only ours %s, only PyTorch's %s" % (sorted(a - b)[:4], sorted(b - a)[:4])
+    row("torch export: segments at exit = torch.cuda.memory._snapshot()'s", "same (address, size) set", got, a == b)
+if ours is not None:
+    import torch.cuda._memory_viz as mv
+    for fn in ("segsum", "trace", "trace_plot", "segment_plot"):
+        if not hasattr(mv, fn):
+            continue
+        try:
+            r = getattr(mv, fn)(ours)
+            row("torch export: torch.cuda._memory_viz.%s reads it" % fn, "no exception",
+                "%d chars" % len(r or ""), True)
+        except Exception:
+            row("torch export: torch.cuda._memory_viz.%s reads it" % fn, "no exception",
+                traceback.format_exc().strip().splitlines()[-1], False)
+open(rows, "a").write("".join(l + "\n" for l in out))
+P
+}
+
+# torch_pytest_rows: the pytest plugin's per-test gates on real PyTorch (tests/gpu/torch_pertest.py,
+# one allocation per tensor): pytest exits 1, test_leaky fails its gate with its own line in the
+# stack, test_clean and test_peak pass theirs, and `check --per-marker` on the kept dumps agrees.
+torch_pytest_rows() {
+    local pd=$OUTD/pytest_torch
+    mkdir -p "$pd"
+    (cd "$pd" && PATH=$root/build:$PATH PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH} \
+        PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync timeout -k 5 200 python3 -m pytest \
+        -p cumemtrack.pytest_plugin -p no:cacheprovider --cumemtrack --cumemtrack-dir="$pd/dumps" \
+        --cumemtrack-top 0 -rA "$root/tests/gpu/torch_pertest.py" >"$pd/stdout" 2>"$pd/stderr"
+    echo $? >"$pd/rc")
+    "$BIN" check --per-marker "$pd/dumps" >"$pd/check.out" 2>&1
+    echo $? >"$pd/check.rc"
+    "$BIN" report --json "$pd/dumps" >"$pd/report.json" 2>"$pd/report.err"
+    python3 - "$pd" "$OUTD/rows.tsv" <<'P'
+import json, os, re, sys
+pd, rows = sys.argv[1], sys.argv[2]
+out = []
+def row(check, want, got, ok):
+    out.append("\t".join((check, want, str(got)[:200], "pass" if ok else "FAIL")))
+rd = lambda f: open(os.path.join(pd, f), errors="replace").read()
+rc, text = rd("rc").strip(), rd("stdout")
+row("pytest plugin: pytest's exit status", "1 (one gated test failed)", rc, rc == "1")
+err = re.search(r"ERROR at teardown of test_leaky.*?(?=\n_{5,}|\n={5,})", text, re.S)
+row("pytest plugin: test_leaky fails its 0 B gate", "an error at teardown", "found" if err else "missing", bool(err))
+row("pytest plugin: ... with the leaking line in the message", "torch_pertest.py:<line of _kept.append>",
+    "found" if err and re.search(r"torch_pertest\.py:\d+", err.group(0)) else "missing",
+    bool(err and re.search(r"torch_pertest\.py:\d+", err.group(0))))
+for t in ("test_clean", "test_peak", "test_warmup"):
+    bad = re.search(r"ERROR at teardown of %s\b" % t, text) or re.search(r"FAILED [^ ]*::%s\b" % t, text)
+    row("pytest plugin: %s passes" % t, "no error", "error" if bad else "passed", not bad)
+try:
+    r = json.load(open(os.path.join(pd, "report.json")))
+    tests = {t["name"].split("::")[-1]: t for t in r.get("tests", [])}
+    lk = tests.get("test_leaky", {}).get("leaked_bytes")
+    row("pytest plugin: report tests[] test_leaky leaked", ">= 3145728", lk, lk is not None and lk >= 3 << 20)
+    pk = tests.get("test_peak", {}).get("peak_bytes")
+    row("pytest plugin: report tests[] test_peak peak", "16-64 MiB", pk, pk is not None and 16 << 20 <= pk <= 64 << 20)
+except Exception as e:
+    row("pytest plugin: report --json tests[]", "readable", e, False)
+crc = rd("check.rc").strip()
+row("pytest plugin: check --per-marker on the kept dumps", "exit 1 naming test_leaky",
+    "exit %s" % crc, crc == "1" and "test_leaky" in rd("check.out"))
+open(rows, "a").write("".join(l + "\n" for l in out))
+P
+}
+
 torch_py=$root/tests/gpu/torch_loop.py
 if [ $mode = selftest ]; then
     rowf "torch: training loop" "real GPU + torch" "skipped: fake driver" skip
@@ -189,7 +285,8 @@ if [ $mode = selftest ]; then
 elif timeout 120 python3 -c 'import torch; assert torch.cuda.is_available()' >/dev/null 2>&1; then
     steps=${GPU_CHECK_TORCH_STEPS:-30}
     PYTORCH_NO_CUDA_MEMORY_CACHING=1 traced "$OUTD/torch/nocache" 150 python3 "$torch_py" --steps "$steps" --leak
-    traced "$OUTD/torch/caching" 150 python3 "$torch_py" --steps "$steps"
+    traced "$OUTD/torch/caching" 150 python3 "$torch_py" --steps "$steps" \
+        --snapshot "$OUTD/torch/caching/torch_snapshot.pickle"
     PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True \
         traced "$OUTD/torch/expandable" 150 python3 "$torch_py" --steps "$steps"
     # --tensors: tensor-level stacks (backend:cudaMallocAsync); set directly when run cannot run here
@@ -209,6 +306,12 @@ elif timeout 120 python3 -c 'import torch; assert torch.cuda.is_available()' >/d
     fi
     timeout -k 5 150 python3 "$torch_py" --steps "$steps" \
         >"$OUTD/torch/caching/plain.stdout" 2>"$OUTD/torch/caching/plain.stderr"
+    if [ $use_run = 1 ]; then
+        torch_export_rows
+        torch_pytest_rows
+    else
+        rowf "torch: export and pytest plugin" "build/cumemtrack runs here" "skipped: analyzer unusable" skip
+    fi
 else
     rowf "torch: training loop" "torch with CUDA" "skipped: torch absent or no CUDA in it" skip
 fi

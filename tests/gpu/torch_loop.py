@@ -3,7 +3,7 @@
 It also prints expectations on Python frames (expect-python-frame) and on what PyTorch's caching
 allocator holds at exit (expect-cached), and under `run --tensors` leaks one tensor.
 
-Usage: torch_loop.py [--steps N] [--leak]
+Usage: torch_loop.py [--steps N] [--leak] [--snapshot FILE]
 
 Trains a small MLP on device 0. At a few points (after set-up, every few steps, at the end) it
 synchronizes, calls the tracker's cmt_mark (through ctypes; a no-op without the tracker) and prints
@@ -14,7 +14,9 @@ what PyTorch knows at that moment (protocol: tests/gpu/gpu_prog.h):
   loop-seconds S                    wall time of the loop, for the overhead
 --leak (caching off only) makes a 6 MiB tensor in leaky_cache_grow() and leaks a reference to it,
 so it is never freed: `expect-leak-module device 0 6291456 RE` asks for that leak with a frame in
-PyTorch's Python extension.
+PyTorch's Python extension. --snapshot FILE pickles PyTorch's own torch.cuda.memory._snapshot() at
+the very end (its segments: what the caching allocator holds), for gpu_check.sh to compare with
+`cumemtrack export --torch-snapshot` of the same run.
 """
 import argparse
 import ctypes
@@ -64,6 +66,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--leak", action="store_true")
+    ap.add_argument("--snapshot", metavar="FILE")
     a = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     torch.manual_seed(0)
@@ -96,6 +99,11 @@ def main():
         if not TENSORS:
             print("expect-leak-module device 0 %d (libtorch_python|_C\\.cpython)" % n)
         print("expect-python-frame leaks 0 leaky_cache_grow")
+    if a.snapshot:
+        torch.cuda.synchronize()
+        import pickle
+        with open(a.snapshot, "wb") as f:
+            pickle.dump(torch.cuda.memory._snapshot(), f)
     return 0
 
 
