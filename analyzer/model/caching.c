@@ -7,9 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* X(name, regex over native function names): the built-in caching allocators */
+/* X(name, regex over native function names): the built-in caching allocators. PyTorch's cache is its
+ * per-device DeviceCachingAllocator (segments, expandable ones too): its namespace also holds the
+ * uncached path (PYTORCH_NO_CUDA_MEMORY_CACHING=1: NativeCachingAllocator::allocate calls cudaMalloc
+ * for each tensor) and the cudaMallocAsync backend (CudaMallocAsync::: one tensor per
+ * cudaMallocAsync), whose allocations are tensors, not a cache (seen on an H200, torch 2.11).
+ * PyTorch's handle pool keeps one cuBLAS (cuSPARSE, cuSOLVER, cuDNN) handle per thread and device
+ * for reuse and never destroys it: what the library allocated for it (cublasCreate_v2: 64 MiB of
+ * workspace and two small buffers per handle on an H200, one handle for the forward thread and one
+ * for autograd's) is held by that pool at exit, not leaked. */
 #define CMT_CACHING_ALLOCATORS                                                                                         \
-    X("PyTorch", "c10::cuda::CUDACachingAllocator")                                                                    \
+    X("PyTorch", "c10::cuda::CUDACachingAllocator::.*(DeviceCachingAllocator|ExpandableSegment)")                      \
+    X("PyTorch handle pool",                                                                                           \
+      "at::cuda::getCurrentCUDA(Blas|BlasLt|Sparse|Solver(Dn)?)Handle|at::native::getCudnnHandle")                     \
     X("CuPy", "cupy[._:]+cuda[._:]+memory|SingleDeviceMemoryPool|cupy.*MemoryPool")                                    \
     X("RMM", "rmm::mr::(pool_memory_resource|arena_memory_resource|fixed_size_memory_resource|"                       \
              "binning_memory_resource|detail::stream_ordered_memory_resource)")                                        \

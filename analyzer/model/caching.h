@@ -1,7 +1,9 @@
 /*
  * caching.h — caching allocators recognized from the frames of an allocation's stack: what such an
  * allocator still holds at exit is its cache, not a leak verdict. Built in (one table in caching.c):
- * PyTorch (c10::cuda::CUDACachingAllocator, in libc10_cuda), CuPy's memory pools, RAPIDS RMM pool
+ * PyTorch (c10::cuda::CUDACachingAllocator's DeviceCachingAllocator, in libc10_cuda; not its uncached
+ * path nor its cudaMallocAsync backend), PyTorch's pool of library handles (cuBLAS and the like,
+ * whose workspaces it keeps), CuPy's memory pools, RAPIDS RMM pool
  * resources, the XLA/TensorFlow BFC allocator, each a POSIX extended regex over the (demangled)
  * function names of native frames; plus the user's --caching-allocator REGEX, matched against the
  * function, file and module of every frame (Python frames included) and named by the regex itself.

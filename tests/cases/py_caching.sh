@@ -47,6 +47,52 @@ PY
 "$CMT_BIN" check --max-leak-bytes 1M c.cmt 2>err.txt || { cat err.txt; die "check counted the cache"; }
 "$CMT_BIN" check --max-leak-bytes 1M --count-cached c.cmt 2>err.txt && die "--count-cached ignored"
 grep -q "held by PyTorch" err.txt || { cat err.txt; die "--count-cached failure names the allocator"; }
+# PyTorch's allocations that are tensors, not its cache (seen on a real GPU): with caching off
+# (PYTORCH_NO_CUDA_MEMORY_CACHING=1: NativeCachingAllocator::allocate -> uncached_allocate) and with
+# the cudaMallocAsync backend (namespace CUDACachingAllocator::CudaMallocAsync), each allocation is a
+# tensor: those still alive at exit are leaks, with their Python lines, and nothing is "cached"
+for mode in PYTORCH_NO_CUDA_MEMORY_CACHING=1 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False,backend:cudaMallocAsync; do
+    env "$mode" LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/t.cmt "$py" "$PYDIR/caching_sites.py" "$PWD/libc10_cuda.so" ||
+        die "$mode: traced run failed"
+    "$CMT_BIN" report --json t.cmt >t.json || die "$mode: report --json"
+    python3 - t.json "$mode" <<'PY' || die "$mode: tensors counted as PyTorch's cache"
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d['summary']
+assert s['leaked_bytes'] == 9 << 20 and s['cached_bytes'] == 0, (sys.argv[2], s)
+assert d['cached'] == [], d['cached']
+step = [l for l in d['leaks'] if any(f['kind'] == 'python' and f['function'] == 'Trainer.step' for f in l['frames'])]
+assert len(step) == 1 and step[0]['bytes'] == 8 << 20, d['leaks']
+PY
+    rm -f t.cmt t.json
+done
+# PyTorch's cuBLAS handle pool keeps its handles' workspaces (held at exit by "PyTorch handle
+# pool"); a program's own cublasCreate whose handle it never destroys is its leak
+cat >blas.py <<'PY'
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+lib.fake_torch_blas_handle.argtypes = [ctypes.c_size_t]
+lib.fake_torch_blas_handle.restype = ctypes.c_void_p
+lib.fake_cublas_create.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+def torch_matmul():
+    assert lib.fake_torch_blas_handle(64 << 20)
+    assert lib.fake_torch_blas_handle(64 << 20)  # the same handle: no second workspace
+def own_handle():
+    assert lib.fake_cublas_create(ctypes.byref(ctypes.c_void_p()), 1 << 20) == 0
+torch_matmul()
+own_handle()
+PY
+LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/b.cmt "$py" blas.py "$PWD/libc10_cuda.so" || die "handle pool: traced run failed"
+"$CMT_BIN" report --json b.cmt >b.json || die "handle pool: report --json"
+python3 - b.json <<'PY' || die "PyTorch's handle pool"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['summary']['leaked_bytes'] == 1 << 20 and d['summary']['cached_bytes'] == 64 << 20, d['summary']
+c = d['cached']
+assert len(c) == 1 and c[0]['allocator'] == 'PyTorch handle pool', c
+assert any(f['kind'] == 'python' and f['function'] == 'torch_matmul' for f in c[0]['frames']), c
+assert any(f['kind'] == 'python' and f['function'] == 'own_handle' for f in d['leaks'][0]['frames']), d['leaks']
+PY
 # a user rule: the plain leak's function
 "$CMT_BIN" report --json --caching-allocator 'fake_plain_lea[k]' c.cmt >u.json || die "--caching-allocator"
 python3 - u.json <<'PY' || die "user caching allocator"

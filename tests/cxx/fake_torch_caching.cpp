@@ -1,13 +1,24 @@
-// fake_torch_caching.cpp — a test double of PyTorch's caching allocator, built as libc10_cuda.so:
-// its allocating functions carry PyTorch's mangled names (c10::cuda::CUDACachingAllocator::...),
-// they call cudaMalloc on the runtime double (tests/fakert) and keep every block cached (never
-// freed, as a cache holds its segments at exit). One more entry point, outside that namespace,
-// allocates and drops the pointer: a real leak. Driven from Python through ctypes
-// (tests/python/caching_sites.py), so the stacks carry Python frames too.
+// fake_torch_caching.cpp — a test double of PyTorch's CUDA allocator, built as libc10_cuda.so: its
+// allocating functions carry PyTorch's mangled names and its three paths, chosen as PyTorch 2.x
+// chooses them (c10/cuda/CUDACachingAllocator.cpp, CUDAMallocAsyncAllocator.cpp):
+//   default: NativeCachingAllocator::malloc -> Native::DeviceCachingAllocator::malloc -> cudaMalloc,
+//            every block kept cached (never freed, as a cache holds its segments at exit);
+//   PYTORCH_NO_CUDA_MEMORY_CACHING=1: NativeCachingAllocator::allocate -> uncached_allocate ->
+//            cudaMalloc, one allocation per tensor, never freed here: tensors still alive (leaks);
+//   PYTORCH_CUDA_ALLOC_CONF naming backend:cudaMallocAsync: CudaMallocAsync::CudaMallocAsyncAllocator
+//            ::allocate -> mallocAsync -> cudaMallocAsync, one allocation per tensor, likewise.
+// fake_torch_blas_handle: PyTorch's cuBLAS handle pool (at::cuda::getCurrentCUDABlasHandle), whose
+// handle's workspace stays allocated at exit; fake_cublas_create alone: a program's own handle.
+// One more entry point, outside that namespace, allocates and drops the pointer: a real leak.
+// Driven from Python through ctypes (tests/python/caching_sites.py), so the stacks carry Python
+// frames too.
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 extern "C" int cudaMalloc(void **p, size_t n);
+extern "C" int cudaMallocAsync(void **p, size_t n, void *stream);
 
 namespace c10 {
 namespace cuda {
@@ -22,14 +33,60 @@ struct DeviceCachingAllocator {
         return p;
     }
 };
+__attribute__((noinline)) static void *uncached_allocate(size_t n) {
+    void *p = nullptr;
+    return cudaMalloc(&p, n) == 0 ? p : nullptr;
+}
+struct NativeCachingAllocator {
+    DeviceCachingAllocator device;
+    __attribute__((noinline)) void *malloc(size_t n) { return device.malloc(n); }
+    __attribute__((noinline)) void *allocate(size_t n) {
+        const char *off = getenv("PYTORCH_NO_CUDA_MEMORY_CACHING");
+        if (off && *off && strcmp(off, "0") != 0) return uncached_allocate(n);
+        return malloc(n);
+    }
+};
 } // namespace Native
+namespace CudaMallocAsync {
+namespace {
+__attribute__((noinline)) void *mallocAsync(size_t n) {
+    void *p = nullptr;
+    return cudaMallocAsync(&p, n, nullptr) == 0 ? p : nullptr;
+}
+} // namespace
+struct CudaMallocAsyncAllocator {
+    __attribute__((noinline)) void *allocate(size_t n) { return mallocAsync(n); }
+};
+} // namespace CudaMallocAsync
 __attribute__((noinline)) void *raw_alloc(size_t n) {
-    static Native::DeviceCachingAllocator a;
-    return a.malloc(n);
+    static Native::NativeCachingAllocator native;
+    static CudaMallocAsync::CudaMallocAsyncAllocator async;
+    const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
+    if (conf && strstr(conf, "backend:cudaMallocAsync")) return async.allocate(n);
+    return native.allocate(n);
 }
 } // namespace CUDACachingAllocator
 } // namespace cuda
 } // namespace c10
+
+// PyTorch's handle pool (aten/src/ATen/cuda/CublasHandlePool.cpp): one cuBLAS handle per thread,
+// created on first use and never destroyed; cublasCreate_v2 allocates the handle's workspace.
+extern "C" __attribute__((noinline)) int fake_cublas_create(void **workspace, size_t n) {
+    return cudaMalloc(workspace, n);
+}
+namespace at {
+namespace cuda {
+__attribute__((noinline)) void *getCurrentCUDABlasHandle(size_t workspace) {
+    static void *handle_workspace;
+    if (!handle_workspace && fake_cublas_create(&handle_workspace, workspace) != 0) return nullptr;
+    return handle_workspace;
+}
+} // namespace cuda
+} // namespace at
+
+extern "C" __attribute__((noinline)) void *fake_torch_blas_handle(size_t workspace) {
+    return at::cuda::getCurrentCUDABlasHandle(workspace);
+}
 
 extern "C" __attribute__((noinline)) void *fake_torch_empty(size_t n) {
     return c10::cuda::CUDACachingAllocator::raw_alloc(n);

@@ -8,7 +8,10 @@ Usage: torch_loop.py [--steps N] [--leak] [--snapshot FILE]
 Trains a small MLP on device 0. At a few points (after set-up, every few steps, at the end) it
 synchronizes, calls the tracker's cmt_mark (through ctypes; a no-op without the tracker) and prints
 what PyTorch knows at that moment (protocol: tests/gpu/gpu_prog.h):
-  torch-mark LABEL 0 RESERVED       torch.cuda.memory_reserved() (caching allocator on)
+  torch-mark LABEL 0 BYTES          torch.cuda.memory_reserved() (caching allocator on), or
+                                    memory_allocated() under the cudaMallocAsync backend; the
+                                    tracker's live bytes must be that plus what PyTorch's handle
+                                    pool holds (cuBLAS workspaces, created before the first marker)
   torch-mark-min LABEL 0 BYTES      bytes of the live parameters, gradients and optimizer state
                                     (PYTORCH_NO_CUDA_MEMORY_CACHING=1: reserved means nothing then)
   loop-seconds S                    wall time of the loop, for the overhead
@@ -37,7 +40,10 @@ def mark(label, tensors):
     torch.cuda.synchronize()
     if _mark is not None:
         _mark(label.encode())
-    if CACHING:
+    if CACHING and TENSORS:
+        # one allocation per tensor: live bytes are PyTorch's allocated bytes, not its pool's
+        print("torch-mark %s 0 %d" % (label, torch.cuda.memory_allocated(0)))
+    elif CACHING:
         print("torch-mark %s 0 %d" % (label, torch.cuda.memory_reserved(0)))
     else:
         nbytes = sum(t.numel() * t.element_size() for t in tensors)
@@ -53,6 +59,16 @@ def live_tensors(model, opt):
     for st in opt.state.values():
         out.extend(v for v in st.values() if torch.is_tensor(v) and v.is_cuda)
     return out
+
+
+def warm_handles(dev):
+    """One small forward and backward matmul before the first marker: PyTorch's handle pool creates
+    its cuBLAS handles (one for this thread, one for autograd's), whose workspaces cuBLAS allocates
+    outside PyTorch's allocator and keeps to the end, so every marker counts them alike."""
+    a = torch.ones(64, 64, device=dev, requires_grad=True)
+    (a @ a).sum().backward()
+    torch.cuda.synchronize()
+    del a
 
 
 def leaky_cache_grow():
@@ -76,6 +92,7 @@ def main():
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x = torch.randn(256, 1024, device=dev)
     y = torch.randn(256, 1024, device=dev)
+    warm_handles(dev)
     mark("torch-setup", live_tensors(model, opt) + [x, y])
     t0 = time.monotonic()
     for step in range(a.steps):
