@@ -231,9 +231,21 @@ def _runner_frame(f):
     return f.get("kind") == "python" and ("/_pytest/" in fn or "/pluggy/" in fn)
 
 
+def _user_frame(frames):
+    """The frame nearest the user's code, as the analyzer picks it (cmt_stack_user_frame): the
+    innermost Python frame, else the frame that called the API entry point (the second)."""
+    for i, f in enumerate(frames):
+        if f.get("kind") == "python":
+            return i
+    return 1 if len(frames) > 1 else 0
+
+
 def format_frames(frames, indent="        ", limit=8):
-    """At most LIMIT frames up to the test runner's own, hidden ones left out unless all are
-    (cmt_print_frames)."""
+    """At most LIMIT frames up to the test runner's own, hidden ones left out unless all are, picked
+    as every view of the analyzer picks them (cmt_stack_pick, cmt_print_frames): all when they fit,
+    else the API entry (what allocated), then LIMIT - 1 from the user's frame outward, a line
+    "... N frames" where frames are left out. PyTorch puts a dozen native frames between
+    cudaMalloc and the test's Python line: the line must still show."""
     if not frames:
         return [indent + "(no stack recorded)"]
     visible = [f for f in frames if not f.get("hidden")] or frames
@@ -241,7 +253,22 @@ def format_frames(frames, indent="        ", limit=8):
         if _runner_frame(f):
             visible = visible[:i] or visible
             break
-    return [indent + format_frame(f) for f in visible[:limit]]
+    n = len(visible)
+    if n <= limit:
+        picked = list(range(n))
+    elif limit <= 1:
+        picked = [_user_frame(visible)]
+    else:
+        start = min(max(_user_frame(visible), 1), n - (limit - 1))
+        picked = [0] + list(range(start, start + limit - 1))
+    out, prev = [], None
+    for i in picked:
+        if prev is not None and i - prev > 1:
+            gap = i - prev - 1
+            out.append("%s... %d frame%s" % (indent, gap, "" if gap == 1 else "s"))
+        out.append(indent + format_frame(visible[i]))
+        prev = i
+    return out
 
 
 class LimitFailure:

@@ -203,7 +203,10 @@ except Exception as e:
     row("torch export: PyTorch's own snapshot", "written by torch_loop.py", e, False)
 if ours is not None and theirs is not None:
     # PyTorch's handle pool (cuBLAS workspaces) is device memory outside PyTorch's allocator: ours only
-    pool = lambda s: any("getCurrentCUDABlas" in (f.get("name") or "") for f in s.get("frames", []))
+    # (cuBLAS's own allocations: a workspace PyTorch allocated for a handle is one of its segments)
+    names = lambda s: [f.get("name") or "" for f in s.get("frames", [])]
+    pool = lambda s: any("getCurrentCUDABlas" in n for n in names(s)) and \
+        not any("CUDACachingAllocator" in n for n in names(s))
     seg = lambda d, skip: {(s["address"], s["total_size"]) for s in d["segments"] if s["device"] == 0 and not skip(s)}
     a, b = seg(ours, pool), seg(theirs, lambda s: False)
     got = "ours %d segments %d B, PyTorch's %d segments %d B" % (

@@ -192,8 +192,12 @@ def check_case(binary, name, case_dir):
                 if k == "torch-mark":
                     # PyTorch's own figure plus what its handle pool holds (cuBLAS's workspaces,
                     # allocated outside its allocator before the first marker, kept to the end)
+                    # (what the pool took through PyTorch's own allocator, as the cuBLASLt
+                    # workspace under the cudaMallocAsync backend, PyTorch counts already)
                     pool = sum(c["bytes"] for c in rep.get("cached", [])
-                               if c.get("device") == ordinal and c.get("allocator") == "PyTorch handle pool")
+                               if c.get("device") == ordinal and c.get("allocator") == "PyTorch handle pool"
+                               and not any("CUDACachingAllocator" in (f.get("function") or "")
+                                           for f in c.get("frames", [])))
                     t, r = gran(live or 0), gran(nbytes + pool)
                     what = "memory_allocated" if "tensors" in name else "memory_reserved"
                     row("%s: %s live vs %s + handle pool (2 MiB units)" % (name, label, what),
