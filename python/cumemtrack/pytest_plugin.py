@@ -43,6 +43,7 @@ LIMITS = (
      "(cumemtrack; needs --cumemtrack)"),
 )
 REEXEC_ENV = "CUMEMTRACK_PYTEST"
+TENSORS_CONF = "backend:cudaMallocAsync"  # what `cumemtrack run --tensors` puts in PYTORCH_CUDA_ALLOC_CONF
 TMPDIR_ENV = "CUMEMTRACK_PYTEST_TMPDIR"
 DUMP_TEMPLATE = "pytest.%h.%p.cmt"
 OLD_DUMP = re.compile(r"pytest\..*\.cmt(\.[0-9]+)?\Z")  # what DUMP_TEMPLATE makes (.N: the name was taken)
@@ -59,6 +60,10 @@ def pytest_addoption(parser):
                          "`cumemtrack report DIR` shows the same per-test view")
     group.addoption("--cumemtrack-top", metavar="N", type=int, default=10,
                     help="tests shown in the table (default 10; 0: all)")
+    group.addoption("--cumemtrack-tensors", action="store_true", default=False,
+                    help="one allocation per PyTorch tensor (cumemtrack run --tensors: PYTORCH_CUDA_ALLOC_CONF="
+                         "backend:cudaMallocAsync), so a test that keeps a tensor leaks it even when PyTorch's "
+                         "cache had room for it")
     group.addoption("--cumemtrack-caching-allocator", metavar="REGEX", action="append", default=[],
                     help="also a caching allocator (as cumemtrack report --caching-allocator): what a stack with a "
                          "frame matching REGEX holds is cached, not leaked (repeatable)")
@@ -81,6 +86,14 @@ def pytest_configure(config):
         _owned_tmp[id(config)] = os.environ.pop(TMPDIR_ENV)
     if config.getoption("cumemtrack_top") < 0:
         raise pytest.UsageError("--cumemtrack-top: needs a number >= 0")
+    if config.getoption("cumemtrack_tensors") and TENSORS_CONF not in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""):
+        # in place (started under cumemtrack run) or a backend named already: PyTorch may have
+        # chosen its allocator in this process, so it is not changed from here
+        raise pytest.UsageError(
+            "--cumemtrack-tensors: PYTORCH_CUDA_ALLOC_CONF does not name %s in this process (%r); start pytest "
+            "without the tracer (the plugin re-executes it under `cumemtrack run --tensors`) or as `cumemtrack "
+            "run --tensors -- pytest ...`, with no other backend named" %
+            (TENSORS_CONF, os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")))
     if cumemtrack.tracer() is None and (os.environ.get(REEXEC_ENV) or hasattr(config, "workerinput")):
         raise pytest.UsageError(
             "--cumemtrack: pytest runs without the tracer (libcumemtrack.so is not preloaded) although it was "
@@ -130,7 +143,10 @@ def pytest_cmdline_main(config):
         os.environ[TMPDIR_ENV] = outdir
     os.environ[REEXEC_ENV] = "1"
     argv = _own_command()
-    cmd = [exe, "run", "--quiet", "-o", os.path.join(outdir, DUMP_TEMPLATE), "--"] + argv
+    cmd = [exe, "run", "--quiet", "-o", os.path.join(outdir, DUMP_TEMPLATE)]
+    if config.getoption("cumemtrack_tensors"):
+        cmd.append("--tensors")
+    cmd += ["--"] + argv
     sys.stdout.flush()
     sys.stderr.flush()
     try:
