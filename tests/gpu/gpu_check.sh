@@ -232,14 +232,14 @@ P
 }
 
 # torch_pytest_rows: the pytest plugin's per-test gates on real PyTorch (tests/gpu/torch_pertest.py,
-# one allocation per tensor): pytest exits 1, test_leaky fails its gate with its own line in the
+# --cumemtrack-tensors: one allocation per tensor): pytest exits 1, test_leaky fails its gate with its own line in the
 # stack, test_clean and test_peak pass theirs, and `check --per-marker` on the kept dumps agrees.
 torch_pytest_rows() {
     local pd=$OUTD/pytest_torch
     mkdir -p "$pd"
     (cd "$pd" && PATH=$root/build:$PATH PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH} \
-        PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync timeout -k 5 200 python3 -m pytest \
-        -p cumemtrack.pytest_plugin -p no:cacheprovider --cumemtrack --cumemtrack-dir="$pd/dumps" \
+        timeout -k 5 200 python3 -m pytest \
+        -p cumemtrack.pytest_plugin -p no:cacheprovider --cumemtrack --cumemtrack-tensors --cumemtrack-dir="$pd/dumps" \
         --cumemtrack-top 0 -rA "$root/tests/gpu/torch_pertest.py" >"$pd/stdout" 2>"$pd/stderr"
     echo $? >"$pd/rc")
     "$BIN" check --per-marker "$pd/dumps" >"$pd/check.out" 2>&1

@@ -1,6 +1,6 @@
 """torch_pertest.py — per-test GPU leak gates on the real driver, for `make gpu-check`
 (tests/gpu/gpu_check.sh runs it with pytest, the plugin python/cumemtrack/pytest_plugin.py and
-PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync, so each tensor is one allocation).
+--cumemtrack-tensors, so each tensor is one allocation).
 
 test_warmup is not gated (CUDA's and PyTorch's first use set up what they keep); test_clean frees
 what it made and must pass its 0-byte gate; test_leaky keeps a 3 MiB tensor and must fail its gate,
