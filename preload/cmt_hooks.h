@@ -222,6 +222,16 @@
       (symbol, pfn, cudaVersion, flags, symbolStatus), c.sym = symbol; c.out = pfn;                \
       c.version = cudaVersion; c.flags64 = flags)
 
+/* Names cuGetProcAddress resolves, from some CUDA version on, to another hooked variant's ABI (as
+ * cuda.h renames them: CUDA 12's `#define cuGraphInstantiate cuGraphInstantiateWithFlags`): the
+ * look-up hands out that variant's wrapper. Part of the table above (no wrapper or export of its
+ * own).
+ *
+ * CMT_HOOK_ALIAS(base, version, per_thread, sym)
+ *   base, version, per_thread  the look-up (name, cudaVersion from which on, _ptsz/_ptds variant)
+ *   sym                        the hooked variant (a row of CMT_HOOKS) whose ABI it is */
+#define CMT_HOOK_ALIASES(X) X("cuGraphInstantiate", 12000, 0, cuGraphInstantiateWithFlags)
+
 /* Other names the library exports (besides the hooks above and the cmt_* API). */
 #define CMT_OTHER_EXPORTS(X)                                                                       \
     X(dlsym) X(dlopen) X(dlclose) X(_exit) X(_Exit) X(execve) X(execv) X(execvp) X(execvpe)        \

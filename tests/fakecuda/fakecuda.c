@@ -3319,6 +3319,10 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags)                          \
     X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate)                                            \
     X(cuGraphInstantiate, 11000, 0, cuGraphInstantiate_v2)                                         \
+    /* CUDA 12's cuGraphInstantiate is the 3-argument one (cuda.h: #define cuGraphInstantiate     \
+     * cuGraphInstantiateWithFlags): the look-up at 12000 and later returns that function, by an \
+     * address a preloaded library does not interpose on (fakecuda_graph_exec.c) */               \
+    X(cuGraphInstantiate, 12000, 0, fk_graph_instantiate_v12000)                                   \
     X(cuGraphInstantiateWithParams, 12000, 0, cuGraphInstantiateWithParams)                        \
     X(cuGraphInstantiateWithParams, 12000, 1, cuGraphInstantiateWithParams_ptsz)                   \
     X(cuGraphUpload, 11010, 0, cuGraphUpload)                                                      \
