@@ -276,7 +276,7 @@ static void frames(struct writer *w, uint64_t stack) {
 }
 
 static int64_t time_us(const struct writer *w, int64_t t) {
-    return (t + w->clock_to_real) / 1000;
+    return cmt_add_sat(t, w->clock_to_real) / 1000;
 }
 
 /* One trace entry: action, addr (OOM: device_free), size, stream, time_us, frames. */
@@ -478,7 +478,7 @@ int cmt_torch_write(FILE *f, struct cmt_analysis *a, size_t proc, const struct c
     const struct cmt_process *pr = &a->procs[proc];
     struct writer w = {.a = a, .proc = proc};
     memset(sum, 0, sizeof *sum);
-    if (pr->hdr.start_realtime_ns) w.clock_to_real = pr->hdr.start_realtime_ns - pr->hdr.start_clock_ns;
+    if (pr->hdr.start_realtime_ns) w.clock_to_real = cmt_sub_sat(pr->hdr.start_realtime_ns, pr->hdr.start_clock_ns);
     cmt_htab_init(&w.map, sizeof(struct cmt_hkey), 256);
     const struct cmt_torch_event **live, **regions = malloc((t->regions.n + 1) * sizeof *regions);
     size_t nlive, nregions = 0;
