@@ -36,15 +36,16 @@ static __thread int stack_oom;
  * All under the stripe's lock. The caches read entries without it, so an entry is rewritten as a
  * seqlock whose sequence is its epoch: EPOCH_BUSY while the fields change, then the new epoch,
  * always newer than the old one; a reader takes the fields only if the epoch it read before them
- * is the one it wants and is still there after them (entry_read). */
+ * is the one it wants and is still there after them (entry_read: the scalars as relaxed atomics,
+ * the key with memcmp, the usual seqlock reader's plain reads of what it validates after). */
 struct stack {
     UT_hash_handle hh;
-    uint32_t id;
-    uint32_t epoch; /* cmt_modules_unloaded when defined: a stack of an older one is never served again */
-    uint32_t words;
-    uint32_t cap; /* key's capacity in words (fixed) */
-    uint64_t hash;
     struct stack *free_next;
+    uint32_t cap; /* key's capacity in words (fixed) */
+    uint32_t id;
+    uint64_t hash;
+    uint32_t epoch; /* cmt_modules_unloaded when defined: a stack of an older one is never served again */
+    uint32_t words; /* (what entry_read reads next to the key: few cache lines) */
     uintptr_t key[];
 };
 
@@ -109,16 +110,19 @@ static inline uint64_t hash_words(const uintptr_t *f, uint32_t n) {
     return h;
 }
 
-/* Whether entry s holds, for epoch, the stack of key (words; hash h, or 0: not checked), read without
- * the stripe's lock; *id: its id then. */
-static bool entry_read(const struct stack *s, uint32_t epoch, uint64_t h, const uintptr_t *key, uint32_t words,
-                       uint32_t *id) {
+/* Whether entry s holds, for epoch, the stack whose key is head, then the words - 1 of rest (hash h,
+ * or 0: not checked), read without the stripe's lock; *id: its id then. */
+static inline __attribute__((always_inline)) bool entry_read(const struct stack *s, uint32_t epoch, uint64_t h,
+                                                             uintptr_t head, const uintptr_t *rest, uint32_t words,
+                                                             uint32_t *id) {
     if (__atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) != epoch) return false;
     if ((h && __atomic_load_n(&s->hash, __ATOMIC_RELAXED) != h) ||
-        __atomic_load_n(&s->words, __ATOMIC_RELAXED) != words || words > s->cap)
+        __atomic_load_n(&s->words, __ATOMIC_RELAXED) != words || words > s->cap ||
+        __atomic_load_n(&s->key[0], __ATOMIC_RELAXED) != head)
         return false;
-    for (uint32_t i = 0; i < words; i++)
-        if (__atomic_load_n(&s->key[i], __ATOMIC_RELAXED) != key[i]) return false;
+    /* (memcmp, as fast as the hot path needs, may read a key being rewritten: the epoch read again
+     * below discards such a read) */
+    if (memcmp(s->key + 1, rest, (words - 1) * sizeof *rest) != 0) return false;
     uint32_t got = __atomic_load_n(&s->id, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&s->epoch, __ATOMIC_RELAXED) != epoch) return false; /* rewritten meanwhile */
@@ -416,10 +420,14 @@ static inline struct st_way *st_set(uint64_t tag) {
     return sc.t->st[(tag >> 20) & (ST_SETS - 1)];
 }
 
+static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, uint32_t id, uint32_t n, const uintptr_t *frames,
+                    const struct layout *l);
+
 /* The id of the native stack (no Python frames) at call site (ra, sp), when one of the site's
- * layouts finds a stack this thread has met there (its key in kv: n, then the frames); 0 otherwise.
- * sc_lookup(ra, sp) has said the thread's caches are usable and sp is on its stack. */
-static uint32_t lc_find(uintptr_t ra, uintptr_t sp, const struct layout **found, uintptr_t kv[1 + SC_MAX_FRAMES]) {
+ * layouts finds a stack this thread has met there (then noted in the site's call-site entry ce:
+ * sc_note); 0 otherwise. sc_lookup(ra, sp) has said the thread's caches are usable and sp is on its
+ * stack. */
+static uint32_t lc_find(uintptr_t ra, uintptr_t sp, struct sc_entry *ce) {
     struct layout *set = ly_set(ra, sp);
     const uintptr_t *base = (const uintptr_t *)sp - 1;
     for (int w = 0; w < LY_WAYS; w++) {
@@ -430,8 +438,7 @@ static uint32_t lc_find(uintptr_t ra, uintptr_t sp, const struct layout **found,
             d |= base[l->xoff[j]] ^ l->xval[j];
         if (d) continue; /* the walk would read other words: not this layout */
         uint32_t n = l->n, id;
-        uintptr_t *v = kv + 1;
-        kv[0] = n;
+        uintptr_t v[SC_MAX_FRAMES];
         uint64_t h = 0;
         for (uint32_t i = 0; i < n; i++)
             h = values_step(h, v[i] = base[l->off[i]]);
@@ -439,13 +446,13 @@ static uint32_t lc_find(uintptr_t ra, uintptr_t sp, const struct layout **found,
         struct st_way *ways = st_set(tag);
         for (int k = 0; k < ST_WAYS; k++) {
             struct stack *s = ways[k].s;
-            if (ways[k].tag != tag || !s || !entry_read(s, sc.epoch, 0, kv, n + 1, &id)) continue;
+            if (ways[k].tag != tag || !s || !entry_read(s, sc.epoch, 0, n, v, n + 1, &id)) continue;
             if (k) { /* most recently used first */
                 struct st_way hit = ways[k];
                 memmove(ways + 1, ways, (size_t)k * sizeof *ways);
                 ways[0] = hit;
             }
-            *found = l;
+            sc_note(ce, ra, sp, id, n, v, l);
             return id;
         }
     }
@@ -550,13 +557,8 @@ uint32_t cmt_stack_capture(const void *frame) {
             (!npy || memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0) && sc_verify(ce))
             return ce->id;
         if (ce && npy == 0) {
-            const struct layout *l;
-            uintptr_t kv[1 + SC_MAX_FRAMES];
-            uint32_t id = lc_find(ra, csp, &l, kv);
-            if (id) {
-                sc_note(ce, ra, csp, id, (uint32_t)kv[0], kv + 1, l);
-                return id;
-            }
+            uint32_t id = lc_find(ra, csp, ce);
+            if (id) return id;
         }
     }
     void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
@@ -652,7 +654,7 @@ static uint32_t stack_intern(const uintptr_t *key, uint32_t words, struct stack 
     }
     uint32_t epoch = atomic_load_explicit(&cmt_modules_unloaded, memory_order_acquire);
     struct stack *c = cache.e[h & (TLS_CACHE - 1)];
-    if (c && entry_read(c, epoch, h, key, words, &id)) {
+    if (c && entry_read(c, epoch, h, key[0], key + 1, words, &id)) {
         *entry = c;
         return id;
     }
