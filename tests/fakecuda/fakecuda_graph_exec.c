@@ -191,13 +191,6 @@ FK_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pe, CUgraph hg, unsi
     return fk_instantiate(pe, hg, flags, &res);
 }
 
-/* What cuGetProcAddress("cuGraphInstantiate") returns at 12000 and later (CUDA 12's 3-argument
- * cuGraphInstantiate): cuGraphInstantiateWithFlags by an address of the driver's own, as a real
- * driver hands out its internal entry points: a library preloaded over the driver that exports
- * cuGraphInstantiateWithFlags does not interpose on it, it must recognise the function. */
-extern __typeof__(cuGraphInstantiateWithFlags) fk_graph_instantiate_v12000
-    __attribute__((alias("cuGraphInstantiateWithFlags"), visibility("hidden")));
-
 static CUresult fk_instantiate_log(CUgraphExec *pe, CUgraph hg, CUgraphNode *err, char *log, size_t size)
 {
     CUgraphInstantiateResult res;
