@@ -130,10 +130,6 @@
        const CUgraphEdgeData *dependencyData, size_t numDependencies, CUgraphNodeParams *nodeParams), \
       (phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams),            \
       c.graph = hGraph; c.out = phGraphNode; c.node_params = nodeParams)                           \
-    X(cuGraphAddMemFreeNode, "cuGraphAddMemFreeNode", 11040, 0, GRAPH_FREE_NODE, NONE,               \
-      (CUgraphNode * phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,                 \
-       size_t numDependencies, CUdeviceptr dptr),                                                  \
-      (phGraphNode, hGraph, dependencies, numDependencies, dptr), c.graph = hGraph; c.ptr = dptr)  \
     X(cuStreamBeginCapture, "cuStreamBeginCapture", 10000, 0, CAPTURE_BEGIN, NONE,                  \
       (CUstream hStream), (hStream), c.stream = hStream)                                           \
     X(cuStreamBeginCapture_ptsz, "cuStreamBeginCapture", 10000, 1, CAPTURE_BEGIN, NONE,             \
@@ -151,10 +147,6 @@
       (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,                          \
        const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode),   \
       (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), c.stream = hStream)  \
-    X(cuStreamEndCapture, "cuStreamEndCapture", 10000, 0, CAPTURE_END, NONE,                         \
-      (CUstream hStream, CUgraph * phGraph), (hStream, phGraph), c.stream = hStream; c.out = phGraph) \
-    X(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000, 1, CAPTURE_END, NONE,                    \
-      (CUstream hStream, CUgraph * phGraph), (hStream, phGraph), c.stream = hStream; c.out = phGraph) \
     X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 11040, 0, GRAPH_INSTANTIATE, NONE,          \
       (CUgraphExec * phGraphExec, CUgraph hGraph, unsigned long long flags),                       \
       (phGraphExec, hGraph, flags), c.out = phGraphExec; c.graph = hGraph; c.flags64 = flags)      \
@@ -221,6 +213,16 @@
        CUdriverProcAddressQueryResult *symbolStatus),                                              \
       (symbol, pfn, cudaVersion, flags, symbolStatus), c.sym = symbol; c.out = pfn;                \
       c.version = cudaVersion; c.flags64 = flags)
+
+/* Names cuGetProcAddress resolves, from some CUDA version on, to another hooked variant's ABI (as
+ * cuda.h renames them: CUDA 12's `#define cuGraphInstantiate cuGraphInstantiateWithFlags`): the
+ * look-up hands out that variant's wrapper. Part of the table above (no wrapper or export of its
+ * own).
+ *
+ * CMT_HOOK_ALIAS(base, version, per_thread, sym)
+ *   base, version, per_thread  the look-up (name, cudaVersion from which on, _ptsz/_ptds variant)
+ *   sym                        the hooked variant (a row of CMT_HOOKS) whose ABI it is */
+#define CMT_HOOK_ALIASES(X) X("cuGraphInstantiate", 12000, 0, cuGraphInstantiateWithFlags)
 
 /* Other names the library exports (besides the hooks above and the cmt_* API). */
 #define CMT_OTHER_EXPORTS(X)                                                                       \

@@ -123,12 +123,16 @@ void cmt_modules_rescan(void) {
         mods[i].seen = false;
     dl_iterate_phdr(scan_one, NULL);
     bool unloaded = false;
+    size_t kept = 0;
     for (size_t i = 0; i < nmods; i++) {
-        if (!mods[i].alive || mods[i].seen) continue;
-        mods[i].alive = false;
-        cmt_rec_module_unload(mods[i].id);
-        unloaded = true;
+        if (mods[i].alive && !mods[i].seen) {
+            mods[i].alive = false;
+            cmt_rec_module_unload(mods[i].id);
+            unloaded = true;
+        }
+        if (mods[i].alive) mods[kept++] = mods[i]; /* an unloaded one is never looked at again */
     }
+    nmods = kept;
     /* code really went away (a dlclose that dropped the last reference, or an unload inside libc):
      * return addresses may now mean other code */
     if (unloaded) atomic_fetch_add_explicit(&cmt_modules_unloaded, 1, memory_order_release);

@@ -26,19 +26,38 @@ static __thread int stack_oom;
 #define OWN_MARGIN 8
 
 /* A stack's identity is key[0] = n | npy << 32, then the n native return addresses, then two
- * words per Python frame: code id | at << 32, line (see PYTHON FRAMES in cmt_format.h). */
+ * words per Python frame: code id | at << 32, line (see PYTHON FRAMES in cmt_format.h).
+ *
+ * Entries are never freed (other threads' caches keep pointers to them), but an entry of an older
+ * epoch (defined before the last unload: never served again) is reused, so a program that loads
+ * and unloads a library in a loop keeps as many entries as it has stacks in one epoch, not one set
+ * per epoch: a stack met again is defined again in its own entry, and the oldest entries of a
+ * stripe, once stale, go to the stripe's free lists (by capacity) for new stacks of that stripe.
+ * All under the stripe's lock. The caches read entries without it, so an entry is rewritten as a
+ * seqlock whose sequence is its epoch: EPOCH_BUSY while the fields change, then the new epoch,
+ * always newer than the old one; a reader takes the fields only if the epoch it read before them
+ * is the one it wants and is still there after them (entry_read: the scalars as relaxed atomics,
+ * the key with memcmp, the usual seqlock reader's plain reads of what it validates after). */
 struct stack {
     UT_hash_handle hh;
+    struct stack *free_next;
+    uint32_t cap; /* key's capacity in words (fixed) */
     uint32_t id;
-    uint32_t epoch; /* cmt_modules_unloaded when defined: a stack of an older one is never served again */
-    uint32_t words;
     uint64_t hash;
+    uint32_t epoch; /* cmt_modules_unloaded when defined: a stack of an older one is never served again */
+    uint32_t words; /* (what entry_read reads next to the key: few cache lines) */
     uintptr_t key[];
 };
 
+#define EPOCH_BUSY UINT32_MAX
+#define KEY_MAX_WORDS (1 + 3 * CMT_MAX_FRAMES)
+#define GRAIN 8 /* key capacities are multiples of GRAIN words: an entry serves keys of its class */
+#define CLASSES ((KEY_MAX_WORDS + GRAIN - 1) / GRAIN + 1)
+
 static struct {
     pthread_mutex_t lock;
-    struct stack *table;
+    struct stack *table;         /* in definition order (uthash's list): the oldest first */
+    struct stack *free[CLASSES]; /* stale entries taken out of the table, by capacity / GRAIN */
 } stripes[STRIPES];
 
 static _Atomic uint32_t next_id;
@@ -58,6 +77,7 @@ static void stripes_init(void) {
     for (int i = 0; i < STRIPES; i++) {
         pthread_mutex_init(&stripes[i].lock, NULL);
         stripes[i].table = NULL;
+        memset(stripes[i].free, 0, sizeof stripes[i].free);
     }
 }
 
@@ -90,12 +110,46 @@ static inline uint64_t hash_words(const uintptr_t *f, uint32_t n) {
     return h;
 }
 
-static const struct stack *stack_intern(const uintptr_t *key, uint32_t words);
+/* Whether entry s holds, for epoch, the stack whose key is head, then the words - 1 of rest (hash h,
+ * or 0: not checked), read without the stripe's lock; *id: its id then. */
+static inline __attribute__((always_inline)) bool entry_read(const struct stack *s, uint32_t epoch, uint64_t h,
+                                                             uintptr_t head, const uintptr_t *rest, uint32_t words,
+                                                             uint32_t *id) {
+    if (__atomic_load_n(&s->epoch, __ATOMIC_ACQUIRE) != epoch) return false;
+    if ((h && __atomic_load_n(&s->hash, __ATOMIC_RELAXED) != h) ||
+        __atomic_load_n(&s->words, __ATOMIC_RELAXED) != words || words > s->cap ||
+        __atomic_load_n(&s->key[0], __ATOMIC_RELAXED) != head)
+        return false;
+    /* (memcmp, as fast as the hot path needs, may read a key being rewritten: the epoch read again
+     * below discards such a read) */
+    if (memcmp(s->key + 1, rest, (words - 1) * sizeof *rest) != 0) return false;
+    uint32_t got = __atomic_load_n(&s->id, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&s->epoch, __ATOMIC_RELAXED) != epoch) return false; /* rewritten meanwhile */
+    *id = got;
+    return true;
+}
 
-static void emit_stack(const struct stack *s) {
-    uint32_t n = (uint32_t)s->key[0], npy = (uint32_t)(s->key[0] >> 32);
-    const uintptr_t *frames = s->key + 1, *py = frames + n;
-    cmt_rec_stack(s->id, frames, n, py, npy);
+/* (Re)defines entry s (under its stripe's lock) as the stack of key for epoch, with id: the
+ * writer's side of entry_read. */
+static void entry_write(struct stack *s, uint32_t epoch, uint64_t h, const uintptr_t *key, uint32_t words,
+                        uint32_t id) {
+    __atomic_store_n(&s->epoch, EPOCH_BUSY, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&s->hash, h, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->words, words, __ATOMIC_RELAXED);
+    for (uint32_t i = 0; i < words; i++)
+        __atomic_store_n(&s->key[i], key[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&s->id, id, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->epoch, epoch, __ATOMIC_RELEASE);
+}
+
+static uint32_t stack_intern(const uintptr_t *key, uint32_t words, struct stack **entry);
+
+static void emit_stack(uint32_t id, const uintptr_t *key) {
+    uint32_t n = (uint32_t)key[0], npy = (uint32_t)(key[0] >> 32);
+    const uintptr_t *frames = key + 1, *py = frames + n;
+    cmt_rec_stack(id, frames, n, py, npy);
 }
 
 int cmt_stack_raw(void **buf, int n) {
@@ -366,10 +420,14 @@ static inline struct st_way *st_set(uint64_t tag) {
     return sc.t->st[(tag >> 20) & (ST_SETS - 1)];
 }
 
-/* The native stack (no Python frames) at call site (ra, sp), when one of the site's layouts finds
- * a stack this thread has met there; NULL otherwise. sc_lookup(ra, sp) has said the thread's
- * caches are usable and sp is on its stack. */
-static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layout **found) {
+static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, uint32_t id, uint32_t n, const uintptr_t *frames,
+                    const struct layout *l);
+
+/* The id of the native stack (no Python frames) at call site (ra, sp), when one of the site's
+ * layouts finds a stack this thread has met there (then noted in the site's call-site entry ce:
+ * sc_note); 0 otherwise. sc_lookup(ra, sp) has said the thread's caches are usable and sp is on its
+ * stack. */
+static uint32_t lc_find(uintptr_t ra, uintptr_t sp, struct sc_entry *ce) {
     struct layout *set = ly_set(ra, sp);
     const uintptr_t *base = (const uintptr_t *)sp - 1;
     for (int w = 0; w < LY_WAYS; w++) {
@@ -379,7 +437,7 @@ static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layo
         for (uint32_t j = 0; j < l->m; j++)
             d |= base[l->xoff[j]] ^ l->xval[j];
         if (d) continue; /* the walk would read other words: not this layout */
-        uint32_t n = l->n;
+        uint32_t n = l->n, id;
         uintptr_t v[SC_MAX_FRAMES];
         uint64_t h = 0;
         for (uint32_t i = 0; i < n; i++)
@@ -388,25 +446,24 @@ static const struct stack *lc_find(uintptr_t ra, uintptr_t sp, const struct layo
         struct st_way *ways = st_set(tag);
         for (int k = 0; k < ST_WAYS; k++) {
             struct stack *s = ways[k].s;
-            if (ways[k].tag != tag || !s || s->key[0] != n || memcmp(s->key + 1, v, n * sizeof *v)) continue;
+            if (ways[k].tag != tag || !s || !entry_read(s, sc.epoch, 0, n, v, n + 1, &id)) continue;
             if (k) { /* most recently used first */
                 struct st_way hit = ways[k];
                 memmove(ways + 1, ways, (size_t)k * sizeof *ways);
                 ways[0] = hit;
             }
-            *found = l;
-            return s;
+            sc_note(ce, ra, sp, id, n, v, l);
+            return id;
         }
     }
-    return NULL;
+    return 0;
 }
 
-/* Call-site entry e holds stack s with its proof (off, xoff: offsets from the return-address slot
- * of call site sp; xval: the other words' values). */
-static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, const int16_t *off, uint32_t m,
-                    const int16_t *xoff, const uintptr_t *xval) {
+/* Call-site entry e holds the stack of n frames with its proof (off, xoff: offsets from the
+ * return-address slot of call site sp; xval: the other words' values). */
+static void sc_fill(struct sc_entry *e, uintptr_t sp, uint32_t n, const uintptr_t *frames, const int16_t *off,
+                    uint32_t m, const int16_t *xoff, const uintptr_t *xval) {
     const uintptr_t *base = (const uintptr_t *)sp - 1;
-    uint32_t n = (uint32_t)s->key[0];
     e->n = n;
     e->m = m;
     /* in address order (the stack words are read as the old slot checks read them: the return
@@ -414,7 +471,7 @@ static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, con
      * few dozen words, once per entry) */
     for (uint32_t i = 0, k = 0; i < n + m; i++, k++) {
         const uintptr_t *a = i < n ? base + off[i] : base + xoff[i - n];
-        uintptr_t v = i < n ? s->key[1 + i] : xval[i - n];
+        uintptr_t v = i < n ? frames[i] : xval[i - n];
         uint32_t j = k;
         for (; j > 0 && e->chk[j - 1].at > a; j--)
             e->chk[j] = e->chk[j - 1];
@@ -423,28 +480,28 @@ static void sc_fill(struct sc_entry *e, uintptr_t sp, const struct stack *s, con
     }
 }
 
-/* A layout-cache hit of stack s at call site (ra, sp), whose call-site entry is e: the second hit
+/* A layout-cache hit of stack id (n frames) at call site (ra, sp), whose call-site entry is e: the second hit
  * in a row of the same stack there makes e valid (its proof is the layout's), so a call site that
  * keeps its stack is then recognised by the call-site checks alone. The first one only notes the
  * stack (n stays 0: the unwinding path never takes e for a stack seen once). */
-static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, const struct stack *s, const struct layout *l) {
-    if (e->valid || e->ra != ra || e->sp != sp || e->id != s->id || e->n || e->npy) {
+static void sc_note(struct sc_entry *e, uintptr_t ra, uintptr_t sp, uint32_t id, uint32_t n, const uintptr_t *frames,
+                    const struct layout *l) {
+    if (e->valid || e->ra != ra || e->sp != sp || e->id != id || e->n || e->npy) {
         e->ra = ra;
         e->sp = sp;
-        e->id = s->id;
+        e->id = id;
         e->n = e->npy = e->m = 0;
         e->valid = 0;
         return;
     }
-    sc_fill(e, sp, s, l->off, l->m, l->xoff, l->xval);
+    sc_fill(e, sp, n, frames, l->off, l->m, l->xoff, l->xval);
     e->valid = 1;
 }
 
-/* Remembers native stack s (s->key[0] frames, frames[0] == ra) unwound at call site (ra, sp) with
+/* Remembers native stack s (its pf->n frames, frames[0] == ra) unwound at call site (ra, sp) with
  * its proof pf: its layout, then the stack under that layout. */
-static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const struct proof *pf) {
+static void lc_add(uintptr_t ra, uintptr_t sp, struct stack *s, const uintptr_t *frames, const struct proof *pf) {
     uint32_t n = pf->n, m = pf->m;
-    const uintptr_t *frames = s->key + 1;
     struct layout *set = ly_set(ra, sp), *l = NULL;
     for (int w = 0; w < LY_WAYS && !l; w++) {
         struct layout *c = &set[w];
@@ -471,7 +528,7 @@ static void lc_add(uintptr_t ra, uintptr_t sp, const struct stack *s, const stru
     uint64_t tag = values_tag(l->serial, h, n);
     struct st_way *ways = st_set(tag);
     memmove(ways + 1, ways, (ST_WAYS - 1) * sizeof *ways);
-    ways[0] = (struct st_way){tag, (struct stack *)s};
+    ways[0] = (struct st_way){tag, s};
 }
 
 /* The index, from i on, of the next native frame in the interpreter's eval loop (n: none). */
@@ -500,12 +557,8 @@ uint32_t cmt_stack_capture(const void *frame) {
             (!npy || memcmp(ce->py, py, (size_t)npy * sizeof *py) == 0) && sc_verify(ce))
             return ce->id;
         if (ce && npy == 0) {
-            const struct layout *l;
-            const struct stack *s = lc_find(ra, csp, &l);
-            if (s) {
-                sc_note(ce, ra, csp, s, l);
-                return s->id;
-            }
+            uint32_t id = lc_find(ra, csp, ce);
+            if (id) return id;
         }
     }
     void *raw[CMT_MAX_FRAMES + OWN_MARGIN];
@@ -532,30 +585,67 @@ uint32_t cmt_stack_capture(const void *frame) {
         if (py[k].entry && at < n) at = next_eval(frames, at + 1, n);
     }
     key[0] = n | (uintptr_t)k << 32;
-    const struct stack *s = stack_intern(key, 1 + n + 2 * k);
-    if (!s) return 0;
+    struct stack *s;
+    uint32_t id = stack_intern(key, 1 + n + 2 * k, &s);
+    if (!id) return 0;
     /* n < depth: the stack ended there, unless the buffer was full of the tracker's own frames */
     struct proof pf;
     if (ce && frames[0] == ra && (n == depth || got < (int)depth + OWN_MARGIN) &&
         prove(frames, n, csp, n < depth, &pf)) {
-        if (npy == 0) lc_add(ra, csp, s, &pf);
+        if (npy == 0) lc_add(ra, csp, s, key + 1, &pf);
         ce->ra = ra;
         ce->sp = csp;
-        ce->id = s->id;
-        sc_fill(ce, csp, s, pf.off, pf.m, pf.xoff, pf.xval);
+        ce->id = id;
+        sc_fill(ce, csp, n, key + 1, pf.off, pf.m, pf.xoff, pf.xval);
         ce->npy = (uint32_t)npy;
         memcpy(ce->py, py, (size_t)npy * sizeof *py);
         ce->valid = 1;
     } else if (ce) {
         ce->valid = 0;
     }
-    return s->id;
+    return id;
 }
 
-/* A stack's entry in the global table (inserted, and written as a STACK record, when new; NULL: no
- * memory). */
-static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
+/* Takes stale entries (of an epoch before epoch) out of the head of stripe k's table, the oldest
+ * first, into its free lists: at most a few per call, so that each stack defined sweeps more than
+ * it adds. Under the stripe's lock. */
+static void sweep(int k, uint32_t epoch) {
+    for (int i = 0; i < 2; i++) {
+        struct stack *s = stripes[k].table;
+        if (!s || s->epoch >= epoch) return; /* (the table is in definition order: the rest is newer) */
+        HASH_DELETE(hh, stripes[k].table, s);
+        s->free_next = stripes[k].free[s->cap / GRAIN];
+        stripes[k].free[s->cap / GRAIN] = s;
+    }
+}
+
+/* An entry for a key of words in stripe k (under its lock): a stale one of its free lists that is
+ * large enough (the smallest such), else a new one; NULL: no memory. */
+static struct stack *entry_get(int k, uint32_t words, uint32_t epoch) {
+    for (uint32_t c = (words + GRAIN - 1) / GRAIN; c < CLASSES; c++) {
+        struct stack **at = &stripes[k].free[c];
+        while (*at && (*at)->epoch >= epoch) /* (entries of this epoch: only for a later one) */
+            at = &(*at)->free_next;
+        if (*at) {
+            struct stack *s = *at;
+            *at = s->free_next;
+            return s;
+        }
+    }
+    uint32_t cap = (words + GRAIN - 1) / GRAIN * GRAIN;
+    struct stack *s = malloc(sizeof *s + cap * sizeof s->key[0]);
+    if (s) {
+        s->cap = cap;
+        s->epoch = 0;
+    }
+    return s;
+}
+
+/* The id of a stack in the global table (inserted, and written as a STACK record, when new; 0: no
+ * memory); *entry: its entry. */
+static uint32_t stack_intern(const uintptr_t *key, uint32_t words, struct stack **entry) {
     uint64_t h = hash_words(key, words);
+    uint32_t id;
 
     uint32_t gen = atomic_load_explicit(&cmt_generation, memory_order_relaxed);
     if (cache.gen != gen) {
@@ -564,48 +654,52 @@ static const struct stack *stack_intern(const uintptr_t *key, uint32_t words) {
     }
     uint32_t epoch = atomic_load_explicit(&cmt_modules_unloaded, memory_order_acquire);
     struct stack *c = cache.e[h & (TLS_CACHE - 1)];
-    if (c && c->hash == h && c->epoch == epoch && c->words == words && memcmp(c->key, key, words * sizeof *key) == 0)
-        return c;
+    if (c && entry_read(c, epoch, h, key[0], key + 1, words, &id)) {
+        *entry = c;
+        return id;
+    }
 
     /* new to this thread: make sure every frame's module is in the dump first */
     cmt_modules_cover((const void *const *)(key + 1), (uint32_t)key[0]);
 
     int k = (int)(h >> 60) & (STRIPES - 1);
     struct stack *s = NULL;
+    id = 0;
     pthread_mutex_lock(&stripes[k].lock);
     HASH_FIND_BYHASHVALUE(hh, stripes[k].table, key, words * sizeof *key, (unsigned)h, s);
-    if (s && s->epoch != epoch) {
-        /* defined before a library was unloaded: its addresses may now be another library's, so the
-         * stack is defined again, after the module records of what is mapped now (the old entry
-         * stays allocated: other threads' caches may still point at it) */
-        HASH_DELETE(hh, stripes[k].table, s);
-        s = NULL;
-    }
-    if (!s) {
-        s = malloc(sizeof *s + words * sizeof *key);
+    if (s && s->epoch >= epoch) {
+        id = s->id; /* (one of a newer epoch, when a library was unloaded since epoch was read: as good) */
+    } else {
+        /* new, or defined before a library was unloaded: its addresses may now be another library's,
+         * so the stack is defined again (a new id), after the module records of what is mapped now;
+         * a stale entry of this key is redefined in place, others are swept out for reuse */
+        if (s) HASH_DELETE(hh, stripes[k].table, s);
+        sweep(k, epoch);
+        if (!s) s = entry_get(k, words, epoch);
         if (s) {
-            s->id = atomic_fetch_add(&next_id, 1) + 1;
-            s->epoch = epoch;
-            s->words = words;
-            s->hash = h;
-            memcpy(s->key, key, words * sizeof *key);
+            /* linked first (uthash keeps the key's address and the hash, it reads no key here), so that
+             * no memory means the entry is left as it was */
             stack_oom = 0;
             HASH_ADD_KEYPTR_BYHASHVALUE(hh, stripes[k].table, s->key, words * sizeof *key, (unsigned)h, s);
-            if (stack_oom) {
-                free(s);
+            if (stack_oom) { /* unchanged: stale, or new to everyone */
+                s->free_next = stripes[k].free[s->cap / GRAIN];
+                stripes[k].free[s->cap / GRAIN] = s;
                 s = NULL;
             } else {
-                emit_stack(s); /* under the lock: nobody can use the id before it is defined */
+                id = atomic_fetch_add(&next_id, 1) + 1;
+                entry_write(s, epoch, h, key, words, id);
+                emit_stack(id, key); /* under the lock: nobody can use the id before it is defined */
             }
         }
     }
     pthread_mutex_unlock(&stripes[k].lock);
     if (!s) {
         cmt_counter_add(CMT_CTR_DROPPED_STACKS, 1);
-        return NULL;
+        return 0;
     }
     cache.e[h & (TLS_CACHE - 1)] = s;
-    return s;
+    *entry = s;
+    return id;
 }
 
 void cmt_stacks_fork_child(void) {

@@ -8,7 +8,8 @@
  * (cmt_cfi.h; see cmt_stacks.c), each distinct stack written once as a STACK record. When a
  * library is unloaded (cmt_modules_unloaded moves), the caches start over and so does the table of
  * stacks: a stack met again gets a new id and a new STACK record, after the module records of what
- * is mapped now (its addresses may be another library's).
+ * is mapped now (its addresses may be another library's), in an entry of the older epoch reused
+ * (the table holds about one epoch's stacks however often libraries are loaded and unloaded).
  */
 #ifndef CMT_STACKS_H
 #define CMT_STACKS_H

@@ -216,7 +216,7 @@ void cmt_tl_observe(void *arg, const struct cmt_replay *r, const struct cmt_live
     struct cmt_tl *tl = arg;
     size_t pi = c->proc;
     struct cmt_tl_proc *p = &tl->pst[pi];
-    int64_t t = c->time_ns - tl->a->procs[pi].hdr.start_clock_ns;
+    int64_t t = cmt_sub_sat(c->time_ns, tl->a->procs[pi].hdr.start_clock_ns);
     char u[48];
     struct cmt_tl_row row = {.proc = pi,
                              .t = t,
@@ -349,12 +349,12 @@ int cmt_tl_finish(struct cmt_tl *tl) {
             p->series[k].proc = to[i];
         for (size_t k = 0; k < p->nmarks; k++)
             p->marks[k].proc = to[i];
-        if (tl->series)
+        if (tl->series && p->nseries) /* (memcpy from NULL, even of 0 bytes, is undefined) */
             memcpy(tl->series + tl->nseries, p->series, p->nseries * sizeof *p->series);
         else
             for (size_t k = 0; k < p->nseries; k++)
                 free(p->series[k].b);
-        if (tl->marks)
+        if (tl->marks && p->nmarks)
             memcpy(tl->marks + tl->nmarks, p->marks, p->nmarks * sizeof *p->marks);
         else
             for (size_t k = 0; k < p->nmarks; k++)

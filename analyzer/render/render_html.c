@@ -97,7 +97,7 @@ static void json_stack_ref(struct cmt_json *j, const char *key, long v) {
 
 /* microseconds since the earliest process start (the script turns them into seconds) */
 static int64_t rel(const struct cmt_analysis *a, size_t proc, int64_t t_from_start, int64_t base) {
-    return (a->procs[proc].hdr.start_realtime_ns - base + t_from_start) / 1000;
+    return cmt_add_sat(cmt_sub_sat(a->procs[proc].hdr.start_realtime_ns, base), t_from_start) / 1000;
 }
 
 static void uuid_of(const struct cmt_replay *r, int64_t dev, char *buf, size_t cap) {
@@ -162,7 +162,7 @@ static void write_series(struct cmt_json *j, struct cmt_analysis *a, const struc
     cmt_json_i64(j, "peak_t", rel(a, s->proc, s->peak_t, base));
     json_stack_ref(j, "peak_stack", stab_get(st, s->proc, s->peak_top_stack));
     cmt_json_u64(j, "peak_stack_bytes", s->peak_top_bytes);
-    write_pts(j, a, tl->nbuckets, s, st, base, s->proc, p->replay.last_time - p->hdr.start_clock_ns);
+    write_pts(j, a, tl->nbuckets, s, st, base, s->proc, cmt_sub_sat(p->replay.last_time, p->hdr.start_clock_ns));
     cmt_json_object_end(j);
 }
 
@@ -284,7 +284,7 @@ static void write_ooms(struct cmt_json *j, struct cmt_analysis *a, struct stab *
                 cmt_json_str(j, "uuid", u);
             } else
                 cmt_json_null(j, "uuid");
-            cmt_json_i64(j, "t", rel(a, i, o->time_ns - a->procs[i].hdr.start_clock_ns, base));
+            cmt_json_i64(j, "t", rel(a, i, cmt_sub_sat(o->time_ns, a->procs[i].hdr.start_clock_ns), base));
             cmt_json_u64(j, "requested", o->requested);
             cmt_json_u64(j, "live", o->live_bytes);
             cmt_json_u64(j, "total", d ? d->total : 0);
@@ -567,7 +567,7 @@ static int write_data(struct cmt_json *j, struct cmt_analysis *a, const struct c
         uuid_of(r, d->ordinal, u, sizeof u);
         cmt_json_str(j, "uuid", u);
         cmt_json_u64(j, "bytes", d->peak);
-        cmt_json_i64(j, "t", rel(a, i, d->peak_time - a->procs[i].hdr.start_clock_ns, base));
+        cmt_json_i64(j, "t", rel(a, i, cmt_sub_sat(d->peak_time, a->procs[i].hdr.start_clock_ns), base));
         cmt_json_array(j, "top");
         for (size_t s = 0; s < d->npeak_top && s < top; s++) {
             cmt_json_object(j, NULL);

@@ -147,7 +147,7 @@ void cmt_print_frames(FILE *f, const struct cmt_stack_sym *s, const char *indent
 }
 
 static double rel_s(const struct cmt_process *p, int64_t t) {
-    return (double)(t - p->hdr.start_clock_ns) / 1e9;
+    return (double)cmt_sub_sat(t, p->hdr.start_clock_ns) / 1e9;
 }
 
 /* A marker's label in double quotes, one line whatever it holds: a control character prints as

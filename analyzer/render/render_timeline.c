@@ -284,7 +284,7 @@ static int gpu_total(struct cmt_tl_writer *o, const struct cmt_tl_row *row, uint
     int oom = row->event == CMT_TL_EV_OOM;
     if (!o->gpu_totals || o->gpu_totals == 3) return 0;
     const struct cmt_process *p = &o->a->procs[row->proc];
-    int64_t at = p->hdr.start_clock_ns + row->t;
+    int64_t at = cmt_add_sat(p->hdr.start_clock_ns, row->t);
     if (row->device < 0) {
         const struct gpu_track *g = oom ? NULL : sole_gpu(o->pgpu, o->npgpu, row->proc, INT64_MAX);
         if (!g) return 0;
@@ -474,7 +474,7 @@ int cmt_tl_writer_flush(struct cmt_tl_writer *o, int64_t safe_ns, const char *ho
                 o->last_at[k] = INT64_MIN;
             o->nlast = cap;
         }
-        h->at = o->a->procs[proc].hdr.start_clock_ns + h->row.t;
+        h->at = cmt_add_sat(o->a->procs[proc].hdr.start_clock_ns, h->row.t);
         if (h->at < o->last_at[proc]) h->at = o->last_at[proc]; /* a process's rows keep their order */
         o->last_at[proc] = h->at;
         if (!h->row.live_change || h->row.device < 0 || !h->uuid[0]) continue;
@@ -509,7 +509,7 @@ static void write_row(struct cmt_tl_writer *o, const struct cmt_tl_row *row, int
     event_text(ev, sizeof ev, row);
     if (o->fmt == CMT_TL_CSV) {
         /* numeric columns hold numbers only; text columns (host, uuid, event, api, label) text only */
-        fprintf(o->f, "%lld,%lld,", (long long)row->t, (long long)(p->hdr.start_realtime_ns + row->t));
+        fprintf(o->f, "%lld,%lld,", (long long)row->t, (long long)cmt_add_sat(p->hdr.start_realtime_ns, row->t));
         csv_field(o->f, p->hdr.host, strlen(p->hdr.host));
         fprintf(o->f, ",%u,", p->hdr.pid);
         if (p->hdr.rank >= 0) fprintf(o->f, "%d", p->hdr.rank);
@@ -540,7 +540,8 @@ static void write_row(struct cmt_tl_writer *o, const struct cmt_tl_row *row, int
     } else {
         perfetto_meta(o, row->proc, p); /* while loading, procs[] is in input order */
         struct cmt_json *j = &o->j;
-        int64_t ts = (p->hdr.start_realtime_ns - o->base_real + row->t) / 1000; /* integer microseconds */
+        /* integer microseconds */
+        int64_t ts = cmt_add_sat(cmt_sub_sat(p->hdr.start_realtime_ns, o->base_real), row->t) / 1000;
         char nm[128];
         const char *cat = "memory", *ph = "C";
         int ranged = row->event == CMT_TL_EV_RANGE_BEGIN || row->event == CMT_TL_EV_RANGE_END;
@@ -652,7 +653,8 @@ static void perfetto_gpu_tracks(struct cmt_tl_writer *o) {
                 cmt_json_str(j, "name", cname);
                 cmt_json_str(j, "cat", "gpu");
                 cmt_json_str(j, "ph", "C");
-                cmt_json_i64(j, "ts", (p->hdr.start_realtime_ns - o->base_real + t - p->hdr.start_clock_ns) / 1000);
+                int64_t since = cmt_sub_sat(t, p->hdr.start_clock_ns); /* since the process started */
+                cmt_json_i64(j, "ts", cmt_add_sat(cmt_sub_sat(p->hdr.start_realtime_ns, o->base_real), since) / 1000);
                 cmt_json_u64(j, "pid", pid);
                 cmt_json_u64(j, "tid", 0);
                 cmt_json_object(j, "args");

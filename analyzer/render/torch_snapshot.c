@@ -276,7 +276,7 @@ static void frames(struct writer *w, uint64_t stack) {
 }
 
 static int64_t time_us(const struct writer *w, int64_t t) {
-    return (t + w->clock_to_real) / 1000;
+    return cmt_add_sat(t, w->clock_to_real) / 1000;
 }
 
 /* One trace entry: action, addr (OOM: device_free), size, stream, time_us, frames. */
@@ -291,12 +291,12 @@ static void entry(struct writer *w, const char *action, const struct cmt_torch_e
     cmt_pk_close(w->p);
 }
 
-static void device_trace(struct writer *w, const struct cmt_torch_trace *t, int64_t ordinal,
+/* One device's trace: its events ev[0..n) (in the order they happened). */
+static void device_trace(struct writer *w, const struct cmt_torch_trace *t, const size_t *ev, size_t n,
                          struct cmt_torch_summary *sum) {
     cmt_pk_list(w->p);
-    for (size_t i = 0; i < t->n; i++) {
-        const struct cmt_torch_event *e = &t->v[i];
-        if (e->device != ordinal || e->dropped) continue;
+    for (size_t k = 0; k < n; k++) {
+        const struct cmt_torch_event *e = &t->v[ev[k]];
         switch (e->action) {
         case CMT_TORCH_OOM:
             entry(w, "oom", e);
@@ -324,6 +324,38 @@ static void device_trace(struct writer *w, const struct cmt_torch_trace *t, int6
         }
     }
     cmt_pk_close(w->p);
+}
+
+/* The events of each device ordinal 0..top, in one pass: by_dev[first[d] .. first[d + 1]) are
+ * device d's (their indexes into t->v, in order), refused frees (dropped) left out. -1: out of
+ * memory. */
+static int by_device(const struct cmt_torch_trace *t, int64_t top, size_t **by_dev, size_t **first) {
+    size_t nd = (size_t)top + 1, *f = calloc(nd + 1, sizeof *f), *v = malloc((t->n + 1) * sizeof *v);
+    if (!f || !v) {
+        free(f);
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) { /* counts, then where each device's run starts */
+        const struct cmt_torch_event *e = &t->v[i];
+        if (!e->dropped && e->device >= 0 && e->device <= top) f[e->device + 1]++;
+    }
+    for (size_t d = 0; d < nd; d++)
+        f[d + 1] += f[d];
+    size_t *at = calloc(nd, sizeof *at);
+    if (!at) {
+        free(f);
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < t->n; i++) {
+        const struct cmt_torch_event *e = &t->v[i];
+        if (!e->dropped && e->device >= 0 && e->device <= top) v[f[e->device] + at[e->device]++] = i;
+    }
+    free(at);
+    *by_dev = v;
+    *first = f;
+    return 0;
 }
 
 static int cmp_live(const void *x, const void *y) {
@@ -446,7 +478,7 @@ int cmt_torch_write(FILE *f, struct cmt_analysis *a, size_t proc, const struct c
     const struct cmt_process *pr = &a->procs[proc];
     struct writer w = {.a = a, .proc = proc};
     memset(sum, 0, sizeof *sum);
-    if (pr->hdr.start_realtime_ns) w.clock_to_real = pr->hdr.start_realtime_ns - pr->hdr.start_clock_ns;
+    if (pr->hdr.start_realtime_ns) w.clock_to_real = cmt_sub_sat(pr->hdr.start_realtime_ns, pr->hdr.start_clock_ns);
     cmt_htab_init(&w.map, sizeof(struct cmt_hkey), 256);
     const struct cmt_torch_event **live, **regions = malloc((t->regions.n + 1) * sizeof *regions);
     size_t nlive, nregions = 0;
@@ -477,8 +509,14 @@ int cmt_torch_write(FILE *f, struct cmt_analysis *a, size_t proc, const struct c
     cmt_pk_close(w.p);
     cmt_pk_str(w.p, "device_traces");
     cmt_pk_list(w.p);
-    for (int64_t d = 0; d <= top; d++)
-        device_trace(&w, t, d, sum);
+    size_t *by_dev = NULL, *first = NULL;
+    if (by_device(t, top, &by_dev, &first) != 0)
+        w.oom = 1;
+    else
+        for (int64_t d = 0; d <= top; d++)
+            device_trace(&w, t, by_dev + first[d], first[d + 1] - first[d], sum);
+    free(by_dev);
+    free(first);
     cmt_pk_close(w.p);
     cmt_pk_close(w.p);
     sum->devices = (size_t)(top + 1);

@@ -144,6 +144,19 @@ static inline void cmt_htab_prefetch(const struct cmt_htab *t, uint64_t a, uint3
     if (t->cap) cmt_prefetch(cmt_htab_at(t, cmt_htab_hash(a, b | CMT_HKEY_B_MAX) & (t->cap - 1)));
 }
 
+/* int64 time arithmetic that cannot overflow: the sum / difference, or INT64_MIN / INT64_MAX where
+ * it would not fit. A dump's clocks lie in [0, CMT_TIME_MAX) once the reader has checked them, but
+ * a header copied from a file that changed since (a running dump, a crafted one) must not make
+ * the renderers' arithmetic undefined. */
+static inline int64_t cmt_add_sat(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
+}
+static inline int64_t cmt_sub_sat(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? (b > 0 ? INT64_MIN : INT64_MAX) : r;
+}
+
 /* Human-readable size ("1.5 MiB") into buf. */
 const char *cmt_human_size(uint64_t bytes, char *buf, size_t cap);
 /* Parses "123", "4K", "10MiB", "1G", "512 MiB" (blanks may come before the unit; K M G T are

@@ -3319,6 +3319,9 @@ FK_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
     X(cuGraphInstantiateWithFlags, 11040, 0, cuGraphInstantiateWithFlags)                          \
     X(cuGraphInstantiate, 10000, 0, cuGraphInstantiate)                                            \
     X(cuGraphInstantiate, 11000, 0, cuGraphInstantiate_v2)                                         \
+    /* CUDA 12's cuGraphInstantiate is the 3-argument one (cuda.h: #define cuGraphInstantiate     \
+     * cuGraphInstantiateWithFlags): the look-up at 12000 and later returns that function */      \
+    X(cuGraphInstantiate, 12000, 0, cuGraphInstantiateWithFlags)                                   \
     X(cuGraphInstantiateWithParams, 12000, 0, cuGraphInstantiateWithParams)                        \
     X(cuGraphInstantiateWithParams, 12000, 1, cuGraphInstantiateWithParams_ptsz)                   \
     X(cuGraphUpload, 11010, 0, cuGraphUpload)                                                      \
@@ -3373,11 +3376,22 @@ struct fk_proc {
     const char *name;
     int version;
     int per_thread;
-    void *fn;
+    void *fn;  /* the exported function: a library preloaded over the driver interposes on it */
+    void *own; /* the same function by a hidden alias: nobody interposes on it */
 };
 
+/* FAKECUDA_OWN_PROCS=1: cuGetProcAddress hands out the driver's own entry points, as a real libcuda
+ * does (its internal functions): a library preloaded over the driver that exports the same names
+ * (a tracker) is not handed its own wrappers by the look-up, it must recognise the driver's
+ * function (its variant map). Without it, the exported functions' addresses, which bind to such a
+ * library's definitions. */
+#define FK_PROC_OWN(base, ver, pt, sym)                                                            \
+    extern __typeof__(sym) fk_own_##base##_##ver##_##pt __attribute__((alias(#sym), visibility("hidden")));
+FAKE_PROCS(FK_PROC_OWN)
+#undef FK_PROC_OWN
+
 static const struct fk_proc fk_procs[] = {
-#define FK_PROC_ENTRY(base, ver, pt, sym) {#base, ver, pt, (void *)sym},
+#define FK_PROC_ENTRY(base, ver, pt, sym) {#base, ver, pt, (void *)sym, (void *)fk_own_##base##_##ver##_##pt},
     FAKE_PROCS(FK_PROC_ENTRY)
 #undef FK_PROC_ENTRY
 };
@@ -3447,7 +3461,8 @@ static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t 
                             : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
         return CUDA_ERROR_NOT_FOUND;
     }
-    *pfn = best->fn;
+    const char *own = getenv("FAKECUDA_OWN_PROCS");
+    *pfn = own && *own && strcmp(own, "0") ? best->own : best->fn;
     if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;

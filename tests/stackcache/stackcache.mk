@@ -21,3 +21,14 @@ $(SC_OUT)/sc_reload: tests/stackcache/sc_reload.c tests/stackcache/stackcache.mk
 $(SC_OUT)/sc_plugin_v%.so: tests/stackcache/sc_plugin.c tests/stackcache/stackcache.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O0 -fPIC -shared -DVERSION=$* $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# a plugin loaded and unloaded in a loop (tests/cases/preload_stack_reuse.sh)
+test-programs: $(SC_OUT)/sc_cycle $(SC_OUT)/sc_cycle_plugin.so
+
+$(SC_OUT)/sc_cycle: tests/stackcache/sc_cycle.c tests/stackcache/stackcache.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@ -ldl -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread
+
+$(SC_OUT)/sc_cycle_plugin.so: tests/stackcache/sc_cycle_plugin.c tests/stackcache/stackcache.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -O0 -fPIC -shared $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
