@@ -110,6 +110,7 @@ static inline __attribute__((always_inline)) uint32_t info_new(struct cmt_replay
         t->info_free = t->info[i].sdc;
         return i;
     }
+    if (__builtin_expect(t->ninfo < t->capinfo && t->ninfo < UINT32_MAX - 1, 1)) return (uint32_t)t->ninfo++;
     return info_append(t);
 }
 
