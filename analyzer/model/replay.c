@@ -347,8 +347,9 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     cmt_live_del(t, l);
 }
 
+/* A FREE; hint: its key's slot + 1 when the queue found it there (0: none), checked. */
 static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
-                                                          const int plain) {
+                                                          size_t hint, const int plain) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -357,7 +358,9 @@ static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, 
             r->imported[k].open = 0;
             return;
         }
-    struct live *l = cmt_live_find(t, e->ptr, space, h);
+    struct live *l = hint - 1 < t->live.cap ? cmt_htab_at(&t->live, hint - 1) : NULL;
+    if (!l || l->k.a != e->ptr || l->k.b != ((uint32_t)space | CMT_HKEY_B_MAX)) /* moved since, or no hint */
+        l = cmt_live_find(t, e->ptr, space, h);
     if (!l) {
         int again = freed_recently(t, e->ptr, space);
         if (again < 0)
@@ -482,7 +485,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         do_alloc(r, e, h, 0);
         break;
     case CMT_REC_FREE:
-        do_free(r, e, h, 0);
+        do_free(r, e, h, 0, 0);
         break;
     case CMT_REC_TEARDOWN:
         do_teardown(r, e);
@@ -621,8 +624,8 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
     apply(r, e, h);
 }
 
-void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
-                           size_t n) {
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, const size_t *slot,
+                           size_t mask, size_t at, size_t n) {
     if (!n) return;
     if (r->observer) { /* it may look at the counts: one event at a time */
         for (size_t i = 0; i < n; i++)
@@ -640,7 +643,7 @@ void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, cons
         const struct cmt_event *e = &q[(at + i) & mask];
         uint64_t h = hq[(at + i) & mask];
         if (e->type == CMT_REC_FREE) /* the usual records first, the switch for the rest */
-            do_free(r, e, h, 1);
+            do_free(r, e, h, slot[(at + i) & mask], 1);
         else if (e->type == CMT_REC_ALLOC)
             do_alloc(r, e, h, 1);
         else

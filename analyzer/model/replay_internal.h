@@ -137,9 +137,11 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
 #define CMT_REPLAY_QUEUE_MIN_SLOTS 16384
 
 /* cmt_replay_event_hashed of n events in turn, the i-th q[(at + i) & mask] with hash hq[(at + i) & mask]
- * (mask: a power of two less one): replay_dump.c's queue, a batch at a time. */
-void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
-                           size_t n);
+ * (mask: a power of two less one): replay_dump.c's queue, a batch at a time. slot[(at + i) & mask]: for
+ * a FREE, the live table slot where its key was found when its live_info was prefetched, + 1 (0: not
+ * looked for); only a hint, checked (the entry may have moved since, the table grown). */
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, const size_t *slot,
+                           size_t mask, size_t at, size_t n);
 
 /* Counts a record whose effect was lost for lack of memory: the figures are wrong, so the analysis
  * refuses to report them (analysis.c). */
