@@ -29,8 +29,9 @@ const char *cmt_leak_at_phrase(int at) {
 /* plain, in this function and those below: a constant, 1 when the caller knows there is no observer:
  * cmt_replay_run_hashed's loop. */
 static inline void notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
-                                uint64_t ptr, const struct live_info *li, int at, const int plain) {
-    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0) cmt_replay_notify_stack(r, e, s, up, ptr, li, at);
+                                uint64_t ptr, uint64_t granted, uint64_t size, int at, const int plain) {
+    if (!plain && __builtin_expect(r->observer != NULL, 0) && s->device >= 0)
+        cmt_replay_notify_stack(r, e, s, up, ptr, granted, size, at);
 }
 
 int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
@@ -42,6 +43,7 @@ int cmt_replay_init(struct cmt_replay *r, size_t top_n) {
     struct cmt_replay_live *t = r->t;
     cmt_htab_init(&t->live, sizeof(struct live), 1024);
     cmt_htab_init(&t->freed, sizeof(struct freed_key), 1024);
+    cmt_htab_init(&t->far_map, sizeof(struct live_far), 64);
     struct cmt_htab *maps[] = {&t->sdc_map, &t->stack_map, &t->dev_map, &t->ctx_map,
                                &t->api_map, &t->leak_map,  &t->ck_map};
     for (size_t i = 0; i < sizeof maps / sizeof maps[0]; i++)
@@ -108,7 +110,47 @@ static inline __attribute__((always_inline)) uint32_t info_new(struct cmt_replay
         t->info_free = t->info[i].sdc;
         return i;
     }
+    if (__builtin_expect(t->ninfo < t->capinfo && t->ninfo < UINT32_MAX - 1, 1)) return (uint32_t)t->ninfo++;
     return info_append(t);
+}
+
+/* The far_map entry of live_info i (its gk says LIVE_GK_FAR: info_set put it). */
+static __attribute__((noinline)) const struct live_far *info_far(const struct cmt_replay_live *t, uint32_t i) {
+    static const struct live_far none;
+    const struct live_far *f = cmt_htab_find(&t->far_map, i, 0);
+    return f ? f : &none;
+}
+/* The granted bytes and the (context, kind) index of live_info i. */
+static inline uint64_t info_granted(const struct cmt_replay_live *t, uint32_t i) {
+    const struct live_info *li = &t->info[i];
+    return __builtin_expect((li->gk & 0xff) != LIVE_GK_FAR, 1) ? li->size + (li->gk >> 8) : info_far(t, i)->granted;
+}
+static inline uint32_t info_ck(const struct cmt_replay_live *t, uint32_t i) {
+    uint32_t gk = t->info[i].gk;
+    return (gk & 0xff) != LIVE_GK_FAR ? gk & 0xff : info_far(t, i)->ck;
+}
+
+/* Keeps what live_info i describes; -1 when out of memory. */
+static inline int info_set(struct cmt_replay_live *t, uint32_t i, uint64_t size, uint64_t granted, uint32_t sdc,
+                           uint32_t ck) {
+    struct live_info *li = &t->info[i];
+    if (__builtin_expect((li->gk & 0xff) == LIVE_GK_FAR, 0)) { /* i was a far one until freed or replaced */
+        void *f = cmt_htab_find(&t->far_map, i, 0);
+        if (f) cmt_htab_del(&t->far_map, f);
+    }
+    li->size = size;
+    li->sdc = sdc;
+    if (__builtin_expect(granted >= size && granted - size < (1u << 24) && ck < LIVE_GK_FAR, 1)) {
+        li->gk = (uint32_t)(granted - size) << 8 | ck;
+        return 0;
+    }
+    li->gk = LIVE_GK_FAR;
+    int existed;
+    struct live_far *f = cmt_htab_put(&t->far_map, i, 0, &existed);
+    if (!f) return -1;
+    f->granted = granted;
+    f->ck = ck;
+    return 0;
 }
 
 static void info_release(struct cmt_replay_live *t, uint32_t i) {
@@ -150,22 +192,23 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
         return;
     }
     if (existed) { /* allocated again without a free: replace (the old one was released unseen) */
-        const struct live_info *old = info_of(t, l);
-        struct cmt_stack_live *s = &t->sdc[old->sdc];
+        uint32_t old_sdc = info_of(t, l)->sdc;
+        uint64_t old_granted = info_granted(t, l->k.val);
+        struct cmt_stack_live *s = &t->sdc[old_sdc];
         struct cmt_devstate *d = s->device >= 0 ? cmt_replay_dev_get(r, s->device) : NULL;
-        sdc_keep(t, old->sdc, d);
-        s->bytes -= old->granted;
+        sdc_keep(t, old_sdc, d);
+        s->bytes -= old_granted;
         s->count--;
-        notify_stack(r, e, s, 0, e->ptr, old, -1, plain);
+        notify_stack(r, e, s, 0, e->ptr, old_granted, info_of(t, l)->size, -1, plain);
         if (__builtin_expect(r->tests.open, 0)) cmt_tests_gone(&r->tests, e->ptr, (uint32_t)space);
         if (s->device >= 0) {
             if (d) {
-                d->live -= old->granted;
+                d->live -= old_granted;
                 d->live_count--;
-                r->gpu_live -= old->granted;
+                r->gpu_live -= old_granted;
             }
         } else
-            r->host_live -= old->granted;
+            r->host_live -= old_granted;
     } else {
         uint32_t ii = info_new(t);
         if (ii == UINT32_MAX) {
@@ -178,22 +221,17 @@ static inline __attribute__((always_inline)) void add_live(struct cmt_replay *r,
     int64_t device = e->device < 0 ? -1 : e->device;
     uint32_t ck = ck_get(t, e->ctx, (uint8_t)(e->kind < 255 ? e->kind : 255));
     uint32_t si = ck == UINT32_MAX ? UINT32_MAX : sdc_get(r, e->stack, device);
-    if (si == UINT32_MAX) {
+    if (si == UINT32_MAX || info_set(t, l->k.val, e->size, e->granted, si, ck) != 0) {
         cmt_replay_lost(r);
         info_release(t, l->k.val);
         cmt_live_del(t, l);
         return;
     }
-    struct live_info *li = info_of(t, l);
-    li->size = e->size;
-    li->granted = e->granted;
-    li->sdc = si;
-    li->ck = ck;
     if (device >= 0 && !d) d = cmt_replay_dev_get(r, device); /* NULL: out of memory (below) */
     sdc_keep(t, si, d);
     t->sdc[si].bytes += e->granted;
     t->sdc[si].count++;
-    notify_stack(r, e, &t->sdc[si], 1, e->ptr, li, -1, plain);
+    notify_stack(r, e, &t->sdc[si], 1, e->ptr, e->granted, e->size, -1, plain);
     if (__builtin_expect(r->tests.open, 0) && device >= 0 &&
         cmt_tests_alloc(&r->tests, e->ptr, (uint32_t)space, si, e->granted, e->type == CMT_REC_RETRACK) != 0)
         cmt_replay_lost(r);
@@ -246,9 +284,10 @@ static int freed_recently(struct cmt_replay_live *t, uint64_t ptr, uint64_t spac
     return f && f->n + FREED_RING >= t->nfreed;
 }
 
-static void add_leak(struct cmt_replay *r, const struct live_info *li, const struct cmt_stack_live *s, int at) {
+static void add_leak(struct cmt_replay *r, uint32_t info, uint64_t granted, const struct cmt_stack_live *s, int at) {
     struct cmt_replay_live *t = r->t;
-    uint8_t kind = t->cks[li->ck].kind;
+    const struct live_info *li = &t->info[info];
+    uint8_t kind = t->cks[info_ck(t, info)].kind;
     uint64_t key = ((uint64_t)li->sdc << 10) | ((uint64_t)kind << 2) | (uint64_t)at; /* sdc: (stack, device) */
     uint32_t *slot = cmt_htab_slot(&t->leak_map, key, 0);
     if (!slot || (!*slot && cmt_grow((void **)&r->leaks, &t->capleaks, r->nleaks + 1, sizeof *r->leaks) != 0)) {
@@ -260,7 +299,7 @@ static void add_leak(struct cmt_replay *r, const struct live_info *li, const str
         *slot = (uint32_t)++r->nleaks;
     }
     struct cmt_leak *k = &r->leaks[*slot - 1];
-    k->bytes += li->granted;
+    k->bytes += granted;
     k->requested += li->size;
     k->allocations++;
 }
@@ -273,8 +312,8 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     const struct live_info *li = info_of(t, l);
     struct cmt_stack_live *s = &t->sdc[li->sdc];
     int64_t device = s->device;
-    uint64_t granted = li->granted;
-    if (at >= 0) add_leak(r, li, s, at);
+    uint64_t granted = info_granted(t, l->k.val);
+    if (at >= 0) add_leak(r, l->k.val, granted, s, at);
     struct cmt_devstate *d = device >= 0 ? cmt_replay_dev_get(r, device) : NULL;
     sdc_keep(t, li->sdc, d); /* the snapshot must see the state before this decrease */
     if (freeing) {
@@ -285,7 +324,7 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     }
     s->bytes -= granted;
     s->count--;
-    if (e) notify_stack(r, e, s, 0, l->k.a, li, at, plain);
+    if (e) notify_stack(r, e, s, 0, l->k.a, granted, li->size, at, plain);
     if (__builtin_expect(r->tests.open, 0)) cmt_tests_gone(&r->tests, l->k.a, l->k.b & ~CMT_HKEY_B_MAX);
     if (device >= 0) {
         if (d) {
@@ -308,8 +347,9 @@ static inline __attribute__((always_inline)) void end_live(struct cmt_replay *r,
     cmt_live_del(t, l);
 }
 
+/* A FREE; hint: its key's slot + 1 when the queue found it there (0: none), checked. */
 static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, const struct cmt_event *e, uint64_t h,
-                                                          const int plain) {
+                                                          size_t hint, const int plain) {
     struct cmt_replay_live *t = r->t;
     uint64_t space = e->flags & CMT_FLAG_SPACE_MASK;
     if (e->flags & CMT_FLAG_CAPTURED) return;
@@ -318,7 +358,9 @@ static inline __attribute__((always_inline)) void do_free(struct cmt_replay *r, 
             r->imported[k].open = 0;
             return;
         }
-    struct live *l = cmt_live_find(t, e->ptr, space, h);
+    struct live *l = hint - 1 < t->live.cap ? cmt_htab_at(&t->live, hint - 1) : NULL;
+    if (!l || l->k.a != e->ptr || l->k.b != ((uint32_t)space | CMT_HKEY_B_MAX)) /* moved since, or no hint */
+        l = cmt_live_find(t, e->ptr, space, h);
     if (!l) {
         int again = freed_recently(t, e->ptr, space);
         if (again < 0)
@@ -354,7 +396,7 @@ static void do_teardown(struct cmt_replay *r, const struct cmt_event *e) {
         struct live *l = cmt_htab_at(&t->live, i);
         int match = 0;
         if (cmt_hkey_used(&l->k)) {
-            uint64_t ctx = t->cks[info_of(t, l)->ck].ctx;
+            uint64_t ctx = t->cks[info_ck(t, l->k.val)].ctx;
             /* ctx 0: every context of the device; memory of no context (VMM) is never ended */
             if (e->ctx)
                 match = ctx == e->ctx;
@@ -443,7 +485,7 @@ static inline __attribute__((always_inline)) void apply(struct cmt_replay *r, co
         do_alloc(r, e, h, 0);
         break;
     case CMT_REC_FREE:
-        do_free(r, e, h, 0);
+        do_free(r, e, h, 0, 0);
         break;
     case CMT_REC_TEARDOWN:
         do_teardown(r, e);
@@ -582,8 +624,8 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
     apply(r, e, h);
 }
 
-void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
-                           size_t n) {
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, const size_t *slot,
+                           size_t mask, size_t at, size_t n) {
     if (!n) return;
     if (r->observer) { /* it may look at the counts: one event at a time */
         for (size_t i = 0; i < n; i++)
@@ -601,7 +643,7 @@ void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, cons
         const struct cmt_event *e = &q[(at + i) & mask];
         uint64_t h = hq[(at + i) & mask];
         if (e->type == CMT_REC_FREE) /* the usual records first, the switch for the rest */
-            do_free(r, e, h, 1);
+            do_free(r, e, h, slot[(at + i) & mask], 1);
         else if (e->type == CMT_REC_ALLOC)
             do_alloc(r, e, h, 1);
         else
@@ -672,6 +714,7 @@ void cmt_replay_free(struct cmt_replay *r) {
     if (t) {
         cmt_htab_free(&t->live);
         cmt_big_free(t->info, t->capinfo * sizeof *t->info);
+        cmt_htab_free(&t->far_map);
         cmt_htab_free(&t->ck_map);
         free(t->cks);
         cmt_htab_free(&t->freed);

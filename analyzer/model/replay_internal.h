@@ -12,10 +12,19 @@
 struct live {
     struct cmt_hkey k; /* a: ptr, b: space, val: its live_info index */
 };
-struct live_info {
-    uint64_t size, granted;
+struct live_info { /* 16 bytes: four a cache line, none across two */
+    uint64_t size;
     uint32_t sdc; /* its stack-device counter index (device: sdc's); the next free one when free */
-    uint32_t ck;  /* its (context, kind) index */
+    uint32_t gk;  /* (granted - size) << 8 | its (context, kind) index; low byte LIVE_GK_FAR: both in far_map */
+};
+_Static_assert(sizeof(struct live_info) == 16, "live_info: 16 bytes");
+/* gk's low byte when granted < size, granted - size >= 2^24 or the (context, kind) index >= 255 */
+#define LIVE_GK_FAR 0xffu
+/* far_map's entries: granted and (context, kind) of a live allocation whose gk says LIVE_GK_FAR */
+struct live_far {
+    struct cmt_hkey k; /* a: its live_info index */
+    uint64_t granted;
+    uint32_t ck;
 };
 struct ctx_kind {
     uint64_t ctx;
@@ -48,7 +57,8 @@ struct cmt_replay_live {
     struct live_info *info; /* cmt_grow_big array; free ones chained from info_free - 1 */
     size_t capinfo, ninfo;
     uint32_t info_free;
-    struct cmt_htab ck_map; /* (ctx, kind) -> cks index */
+    struct cmt_htab far_map; /* live_info index -> struct live_far, for LIVE_GK_FAR */
+    struct cmt_htab ck_map;  /* (ctx, kind) -> cks index */
     struct ctx_kind *cks;
     size_t ncks, capcks;
     /* recently freed keys (double free vs unknown free): the last FREED_RING frees, appended to a
@@ -127,9 +137,11 @@ void cmt_replay_event_hashed(struct cmt_replay *r, const struct cmt_event *e, ui
 #define CMT_REPLAY_QUEUE_MIN_SLOTS 16384
 
 /* cmt_replay_event_hashed of n events in turn, the i-th q[(at + i) & mask] with hash hq[(at + i) & mask]
- * (mask: a power of two less one): replay_dump.c's queue, a batch at a time. */
-void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, size_t mask, size_t at,
-                           size_t n);
+ * (mask: a power of two less one): replay_dump.c's queue, a batch at a time. slot[(at + i) & mask]: for
+ * a FREE, the live table slot where its key was found when its live_info was prefetched, + 1 (0: not
+ * looked for); only a hint, checked (the entry may have moved since, the table grown). */
+void cmt_replay_run_hashed(struct cmt_replay *r, const struct cmt_event *q, const uint64_t *hq, const size_t *slot,
+                           size_t mask, size_t at, size_t n);
 
 /* Counts a record whose effect was lost for lack of memory: the figures are wrong, so the analysis
  * refuses to report them (analysis.c). */
@@ -141,10 +153,10 @@ void cmt_replay_def_stack(struct cmt_replay *r, const struct cmt_event *e);
 void cmt_replay_def_pycode(struct cmt_replay *r, const struct cmt_event *e);
 void cmt_replay_def_module(struct cmt_replay *r, const struct cmt_event *e);
 /* replay_observe.c (only with an observer): a (stack, device) counter of a GPU changed by the
- * allocation (ptr, li) beginning (up) or ending (at: -1 freed, else its leak verdict); what record
+ * allocation (ptr, granted and size bytes) beginning (up) or ending (at: -1 freed, else its leak verdict); what record
  * e changed (the GPUs' live bytes, an OOM, a sub-allocation, a marker) */
 void cmt_replay_notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
-                             uint64_t ptr, const struct live_info *li, int at);
+                             uint64_t ptr, uint64_t granted, uint64_t size, int at);
 void cmt_replay_observe(struct cmt_replay *r, const struct cmt_event *e);
 /* replay_top.c: every device's peak snapshot, at the end (none before its first peak); an OOM
  * record kept with what was live then */

@@ -15,10 +15,10 @@ static void notify(struct cmt_replay *r, struct cmt_live_change *c) {
     r->observer(r->observer_arg, r, c);
 }
 
-/* A (stack, device) counter of a GPU changed by the allocation (ptr, li) beginning (up) or ending
+/* A (stack, device) counter of a GPU changed by the allocation (ptr, granted, size) beginning (up) or ending
  * (at: -1 freed, else its leak verdict). */
 void cmt_replay_notify_stack(struct cmt_replay *r, const struct cmt_event *e, const struct cmt_stack_live *s, int up,
-                             uint64_t ptr, const struct live_info *li, int at) {
+                             uint64_t ptr, uint64_t granted, uint64_t size, int at) {
     struct cmt_live_change c = {.kind = CMT_CHANGE_STACK,
                                 .record = e->type,
                                 .time_ns = e->time_ns,
@@ -28,9 +28,9 @@ void cmt_replay_notify_stack(struct cmt_replay *r, const struct cmt_event *e, co
                                 .stack_bytes = s->bytes,
                                 .up = up,
                                 .ptr = ptr,
-                                .granted = li->granted,
+                                .granted = granted,
                                 .at = at,
-                                .requested = li->size};
+                                .requested = size};
     notify(r, &c);
 }
 

@@ -20,27 +20,41 @@
 #define FAST_FIELDS 11 /* sequence and time deltas + ALLOC's 9 payload fields */
 #define FAST_ROOM (1 + FAST_FIELDS * CMT_VARINT_MAX)
 
-/* A varint at *p (at least CMT_VARINT_MAX bytes readable); sets *bad when it is longer. */
+/* A varint at *p (at least CMT_VARINT_MAX bytes readable); sets *bad when it is longer. Unrolled:
+ * each continuation byte is a load, a mask, a constant shift, an or and a test (no loop counter,
+ * no length check until the tenth byte). */
+#define FAST_VARINT_BYTE(i)                                                                                            \
+    do {                                                                                                               \
+        b = q[i];                                                                                                      \
+        v |= (b & 0x7f) << (7 * (i));                                                                                  \
+        if (b < 0x80) {                                                                                                \
+            *p = q + (i) + 1;                                                                                          \
+            return v;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
 static inline __attribute__((always_inline)) uint64_t fast_varint(const uint8_t **p, int *bad) {
+    _Static_assert(CMT_VARINT_MAX == 10, "fast_varint reads up to 10 bytes");
     const uint8_t *q = *p;
-    uint64_t b = *q++;
+    uint64_t b = *q;
     if (__builtin_expect(b < 0x80, 1)) {
-        *p = q;
+        *p = q + 1;
         return b;
     }
     uint64_t v = b & 0x7f;
-    for (unsigned shift = 7;; shift += 7) {
-        if (shift >= 7 * CMT_VARINT_MAX) {
-            *bad = 1;
-            break;
-        }
-        b = *q++;
-        v |= (b & 0x7f) << shift;
-        if (b < 0x80) break;
-    }
-    *p = q;
+    FAST_VARINT_BYTE(1);
+    FAST_VARINT_BYTE(2);
+    FAST_VARINT_BYTE(3);
+    FAST_VARINT_BYTE(4);
+    FAST_VARINT_BYTE(5);
+    FAST_VARINT_BYTE(6);
+    FAST_VARINT_BYTE(7);
+    FAST_VARINT_BYTE(8);
+    FAST_VARINT_BYTE(9);
+    *bad = 1; /* longer than CMT_VARINT_MAX bytes */
+    *p = q + CMT_VARINT_MAX;
     return v;
 }
+#undef FAST_VARINT_BYTE
 
 /* Opens the stream's next block; returns 0 when there is none, -1 when its header is corrupt. */
 static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
@@ -57,8 +71,8 @@ static int open_block(struct cmt_dump *d, struct cmt_stream *s) {
     }
     memcpy(&bh, s->base, sizeof bh);
     if (bh.base_time_ns < 0 || bh.base_time_ns >= CMT_TIME_MAX) {
-        cmt_rd_corrupt(d, b->off + 24, "block base_time_ns (writer %u, block %u): time %lld outside [0, 2^62)", s->writer,
-                bh.index, (long long)bh.base_time_ns);
+        cmt_rd_corrupt(d, b->off + 24, "block base_time_ns (writer %u, block %u): time %lld outside [0, 2^62)",
+                       s->writer, bh.index, (long long)bh.base_time_ns);
         return -1;
     }
     s->block_off = b->off;
@@ -165,7 +179,8 @@ static __attribute__((noinline)) int stream_seek(struct cmt_dump *d, struct cmt_
                 s->fresume = 0;
                 continue;
             }
-            if (s->base == d->map + s->block_off) cmt_rd_release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
+            if (s->base == d->map + s->block_off)
+                cmt_rd_release(d, s->block_off, s->block_off + (uint64_t)(c->end - s->base));
             continue;
         }
         return 1;
@@ -179,12 +194,12 @@ static inline __attribute__((always_inline)) int stream_commit(struct cmt_dump *
                                                                uint64_t sd, uint64_t td) {
     if (sd > UINT64_MAX - s->seq) {
         cmt_rd_corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu + delta %llu passes 2^64 - 1", t,
-                s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
+                       s->writer, (unsigned long long)s->seq, (unsigned long long)sd);
         return -1;
     }
     if (td >= (uint64_t)(CMT_TIME_MAX - s->time)) { /* s->time lies in [0, CMT_TIME_MAX) */
         cmt_rd_corrupt(d, off, "record type 0x%02x (writer %u): time %lld + delta %llu passes 2^62", t, s->writer,
-                (long long)s->time, (unsigned long long)td);
+                       (long long)s->time, (unsigned long long)td);
         return -1;
     }
     uint64_t seq = s->seq + sd;
@@ -194,7 +209,7 @@ static inline __attribute__((always_inline)) int stream_commit(struct cmt_dump *
     }
     if (s->have_last && seq <= s->last_seq) {
         cmt_rd_corrupt(d, off, "record type 0x%02x (writer %u): sequence number %llu not after %llu", t, s->writer,
-                (unsigned long long)seq, (unsigned long long)s->last_seq);
+                       (unsigned long long)seq, (unsigned long long)s->last_seq);
         return -1;
     }
     s->first_rec = 0;

@@ -69,8 +69,6 @@ int cmt_grow_big(void **p, size_t *cap, size_t need, size_t elem) {
     return 0;
 }
 
-#define KEY(t, i) ((struct cmt_hkey *)cmt_htab_at((t), (i)))
-
 void cmt_htab_init(struct cmt_htab *t, size_t esz, size_t first_cap) {
     memset(t, 0, sizeof *t);
     t->esz = esz;
@@ -87,54 +85,61 @@ void cmt_htab_free(struct cmt_htab *t) {
     t->mapped = 0;
 }
 
-static inline size_t home(const struct cmt_htab *t, const struct cmt_hkey *k) {
-    return mix(k->a, k->b) & (t->cap - 1);
-}
-
-/* The first empty slot from k's home (there is one: the table is at most 3/4 full). */
-static size_t free_slot(const struct cmt_htab *t, const struct cmt_hkey *k) {
-    size_t j = home(t, k);
-    while (cmt_hkey_used(KEY(t, j)))
+/* The first empty slot from the home of key (a, b) (there is one: the table is at most 3/4 full);
+ * esz: t->esz, a constant where inlined. */
+static inline __attribute__((always_inline)) size_t free_slot_sz(const struct cmt_htab *t, uint64_t a, uint32_t b,
+                                                                 size_t esz) {
+    size_t j = mix(a, b) & (t->cap - 1);
+    while (cmt_hkey_used(CMT_HTAB_AT(t, j, esz)))
         j = (j + 1) & (t->cap - 1);
     return j;
 }
 
 /* After a mapping of half slots grew to cap = 2 * half in place: every entry of the old half is
  * taken out and put back from its home under the new mask, in the old half's order from its first
- * empty slot on. That order keeps every probe path whole: an entry is put back before any slot its
- * path crosses is emptied (paths stay inside the part already done, or run on into the new half,
- * which nothing empties; the old half's wrapped cluster at slot 0 is done last, and entries with
- * homes in the last k slots that come before it are at most k, so they never wrap onto it).
- * tests/unit/test_replay.c (test_htab_in_place_growth) fails for any other starting slot. As a
- * safety net, one more pass then moves any entry that has an empty slot between its home and
- * itself into that slot, until none moves (each move shortens a path, so it ends; it moves nothing
- * when the argument above holds): when it ends every entry is found from its home. */
-static void rehash_in_place(struct cmt_htab *t, size_t half) {
+ * empty slot s on. That order keeps every probe path whole, so every entry is found from its home
+ * when it ends (tests/unit/test_replay.c test_htab_in_place_growth checks it on every slot, with
+ * paths that wrap):
+ * - a path only crosses slots that are never emptied again: entries are only taken out of slots
+ *   not yet done (each once), and a path never crosses one. An entry taken from slot i had its old
+ *   home h in i's old cluster, which begins after s (s is empty): a path from h (slots h .. i-1
+ *   done, i just emptied) ends at i at the latest; one from h + half runs in the new half, which
+ *   nothing empties;
+ * - a path from the new half wraps onto slot 0 only when the new half's slots from its home on are
+ *   all taken: while the old half's wrapped cluster at slot 0 is not done yet (i in (s, half)),
+ *   entries with homes in the last k slots were taken from the last k slots (no wrap before it),
+ *   so at most k: they fit; after it, slots 0 .. i-1 are done and i is empty.
+ * The entries land where the same loop with a generic copy put them (the layout, hence the order a
+ * teardown ends allocations in, is unchanged); esz: t->esz, a constant where inlined. */
+static inline __attribute__((always_inline)) void rehash_in_place_sz(struct cmt_htab *t, size_t half, size_t esz) {
     unsigned char tmp[256];
-    size_t s = 0, mask = t->cap - 1;
-    while (cmt_hkey_used(KEY(t, s)))
+    size_t s = 0;
+    while (cmt_hkey_used(CMT_HTAB_AT(t, s, esz)))
         s++;
     for (size_t step = 1; step <= half; step++) {
         size_t i = (s + step) & (half - 1);
-        struct cmt_hkey *k = KEY(t, i);
+        struct cmt_hkey *k = CMT_HTAB_AT(t, i, esz);
         if (!cmt_hkey_used(k)) continue;
-        memcpy(tmp, k, t->esz);
+        memcpy(tmp, k, esz);
         k->b = 0;
-        memcpy(cmt_htab_at(t, free_slot(t, (struct cmt_hkey *)tmp)), tmp, t->esz);
+        const struct cmt_hkey *tk = (const struct cmt_hkey *)tmp;
+        memcpy(CMT_HTAB_AT(t, free_slot_sz(t, tk->a, tk->b, esz), esz), tmp, esz);
     }
-    for (size_t moved = 1; moved;) {
-        moved = 0;
-        for (size_t j = 0; j < t->cap; j++) {
-            struct cmt_hkey *k = KEY(t, j);
-            if (!cmt_hkey_used(k)) continue;
-            for (size_t h = home(t, k); h != j; h = (h + 1) & mask)
-                if (!cmt_hkey_used(KEY(t, h))) {
-                    memcpy(cmt_htab_at(t, h), k, t->esz);
-                    k->b = 0;
-                    moved++;
-                    break;
-                }
-        }
+}
+
+static void rehash_in_place(struct cmt_htab *t, size_t half) {
+    if (t->esz == sizeof(struct cmt_hkey)) /* the live table's and the maps' 16-byte entries */
+        rehash_in_place_sz(t, half, sizeof(struct cmt_hkey));
+    else
+        rehash_in_place_sz(t, half, t->esz);
+}
+
+/* Copies the entries of t into nt (empty, bigger), in t's slot order. */
+static inline __attribute__((always_inline)) void rehash_copy_sz(struct cmt_htab *nt, const struct cmt_htab *t,
+                                                                 size_t esz) {
+    for (size_t i = 0; i < t->cap; i++) {
+        const struct cmt_hkey *k = CMT_HTAB_AT(t, i, esz);
+        if (cmt_hkey_used(k)) memcpy(CMT_HTAB_AT(nt, free_slot_sz(nt, k->a, k->b, esz), esz), k, esz);
     }
 }
 
@@ -154,10 +159,10 @@ int cmt_htab_grow(struct cmt_htab *t) {
     nt.e = nt.mapped ? big_map(bytes) : calloc(1, bytes);
     if (!nt.e) return -1;
     nt.cap = ncap;
-    for (size_t i = 0; i < t->cap; i++) {
-        const struct cmt_hkey *k = KEY(t, i);
-        if (cmt_hkey_used(k)) memcpy(cmt_htab_at(&nt, free_slot(&nt, k)), k, t->esz);
-    }
+    if (t->esz == sizeof(struct cmt_hkey))
+        rehash_copy_sz(&nt, t, sizeof(struct cmt_hkey));
+    else
+        rehash_copy_sz(&nt, t, t->esz);
     cmt_htab_free(t);
     *t = nt;
     return 0;
