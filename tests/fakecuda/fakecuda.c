@@ -3380,11 +3380,11 @@ struct fk_proc {
     void *own; /* the same function by a hidden alias: nobody interposes on it */
 };
 
-/* FAKECUDA_OWN_PROCS=1: cuGetProcAddress hands out the driver's own entry points, as a real libcuda
- * does (its internal functions): a library preloaded over the driver that exports the same names
- * (a tracker) is not handed its own wrappers by the look-up, it must recognise the driver's
- * function (its variant map). Without it, the exported functions' addresses, which bind to such a
- * library's definitions. */
+/* cuGetProcAddress hands out the driver's own entry points, as a real libcuda does (its internal
+ * functions): a library preloaded over the driver that exports the same names (a tracker) is not
+ * handed its own wrappers by the look-up, it must recognise the driver's function (its variant
+ * map). FAKECUDA_OWN_PROCS=0: the exported functions' addresses instead, which bind to such a
+ * library's definitions (the fake's behaviour before 2026-12-04). */
 #define FK_PROC_OWN(base, ver, pt, sym)                                                            \
     extern __typeof__(sym) fk_own_##base##_##ver##_##pt __attribute__((alias(#sym), visibility("hidden")));
 FAKE_PROCS(FK_PROC_OWN)
@@ -3462,7 +3462,7 @@ static CUresult fk_getproc(const char *sym, void **pfn, int version, cuuint64_t 
         return CUDA_ERROR_NOT_FOUND;
     }
     const char *own = getenv("FAKECUDA_OWN_PROCS");
-    *pfn = own && *own && strcmp(own, "0") ? best->own : best->fn;
+    *pfn = own && !strcmp(own, "0") ? best->fn : best->own;
     if (status)
         *status = CU_GET_PROC_ADDRESS_SUCCESS;
     return CUDA_SUCCESS;
