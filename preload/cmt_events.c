@@ -502,8 +502,7 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         break;
     case CMT_FAM_IPC_CLOSE:
         if (c->free_at) /* its FREE, now that the real close returned (before a RETRACK) */
-            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_at, c->free_seq,
-                          c->free_time);
+            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_at, c->free_seq, c->free_time);
         if (r != CUDA_SUCCESS) {
             if (c->untracked == CMT_UNTRACK_LIVE || c->untracked == CMT_UNTRACK_IPC_REF)
                 ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */

@@ -29,13 +29,12 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) CMT_HIDDEN;
 /* Ends a call after pre returned true: the post-hook, or only leaving the tracker where that is
  * all the post-hook would do (a free the driver accepted: the pre-hook recorded it). family is
  * c->family as a constant (each wrapper's), so the check folds away. */
-static inline void cmt_free_late(bool gated, enum cmt_api api, unsigned flags, int device, uint64_t ptr,
-                                 unsigned where, uint64_t seq, int64_t time);
+static inline void cmt_free_late(bool gated, enum cmt_api api, unsigned flags, int device, uint64_t ptr, unsigned where,
+                                 uint64_t seq, int64_t time);
 static inline void cmt_hook_end(struct cmt_call *c, enum cmt_family family, CUresult r) {
     if (family == CMT_FAM_FREE || family == CMT_FAM_ARRAY_DESTROY) {
         if (c->free_at) /* before a RETRACK, if refused */
-            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_at, c->free_seq,
-                          c->free_time);
+            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_at, c->free_seq, c->free_time);
         c->free_at = 0;
         if (r == CUDA_SUCCESS) {
             cmt_leave();

@@ -248,7 +248,7 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
-    if (__builtin_expect(s->ninflight != 0, 0)) /* a free of this key still in the driver: reused */
+    if (__builtin_expect(s->ninflight != 0, 0))          /* a free of this key still in the driver: reused */
         for (int i = 0; i < CMT_PTR_INFLIGHT; i++)
             if (s->inflight[i] == cmt_ptr_busy(h)) cmt_ptr_mark(s, i, *seq);
     cmt_ptr_unlock(s);
