@@ -308,8 +308,8 @@ static void untracked(struct cmt_call *c, enum cmt_untracked u, const struct cmt
 static void untrack(struct cmt_call *c) {
     struct cmt_entry e;
     untracked(c,
-              cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e, &c->free_seq,
-                          &c->free_time, &c->free_flags),
+              cmt_untrack(false, c->api, c->family, cmt_apis[c->api].per_thread, c->ptr, c->stream, &e, &c->free_at,
+                          &c->free_seq, &c->free_time, &c->free_flags),
               &e);
 }
 
@@ -345,7 +345,7 @@ static void graph_end(enum cmt_api api, uint64_t ptr) {
     struct cmt_entry e;
     uint64_t seq;
     int64_t now = cmt_now();
-    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq, NULL)) {
+    if (cmt_ptr_remove(ptr, CMT_SPACE_ADDR, now, &e, &seq)) {
         cmt_rec_free(api, CMT_SPACE_ADDR, e.device, ptr, seq, now);
         cmt_live_add(e.device, -(int64_t)e.size, NULL);
     }
@@ -402,9 +402,9 @@ static void sweep_gone(const struct cmt_entry *e, void *arg) {
 static void teardown(enum cmt_api api, uint16_t ctx, int device, unsigned flags) {
     if (!cmt_writer_path()) return; /* nothing was ever recorded */
     if (atomic_load(&cmt_exited) || atomic_load(&cmt_exiting)) flags |= CMT_FLAG_AT_EXIT;
-    cmt_rec_teardown(cmt_ptr_clock(), api, device, ctx, flags);
+    uint64_t at = cmt_rec_teardown(cmt_ptr_clock(), api, device, ctx, flags);
     struct sweep_arg a = {.ctx = ctx, .device = device};
-    cmt_ptr_sweep(sweep_match, &a, sweep_gone);
+    cmt_ptr_sweep(sweep_match, &a, sweep_gone, at); /* frees in flight stay before the TEARDOWN */
     cmt_ctx_end(ctx, device);
 }
 
@@ -469,7 +469,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_IPC_CLOSE:
         /* the last reference unmaps: a free; an earlier one releases nothing */
         c->untracked = CMT_UNTRACK_NOTHING;
-        c->free_seq = 0;
+        c->free_at = 0;
         if (ipc_ref(c->ptr, 0) > 1) {
             ipc_ref(c->ptr, -1);
             c->untracked = CMT_UNTRACK_IPC_REF;
@@ -481,7 +481,7 @@ bool cmt_hook_pre(struct cmt_call *c) {
     case CMT_FAM_FREE:
     case CMT_FAM_ARRAY_DESTROY:
         c->untracked = CMT_UNTRACK_NOTHING;
-        c->free_seq = 0;
+        c->free_at = 0;
         if (c->ptr) untrack(c); /* cuMemFree(0) is a no-op, not an anomaly */
         break;
     case CMT_FAM_VMM_RELEASE: cmt_vmm_release_pre(c); break;
@@ -501,8 +501,8 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) {
         track_alloc(c, r);
         break;
     case CMT_FAM_IPC_CLOSE:
-        if (c->free_seq) /* its FREE, now that the real close returned (before a RETRACK) */
-            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_seq, c->free_time);
+        if (c->free_at) /* its FREE, now that the real close returned (before a RETRACK) */
+            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_at, c->free_seq, c->free_time);
         if (r != CUDA_SUCCESS) {
             if (c->untracked == CMT_UNTRACK_LIVE || c->untracked == CMT_UNTRACK_IPC_REF)
                 ipc_ref(c->ptr, 1); /* the reference taken off in the pre-hook */

@@ -29,13 +29,13 @@ void cmt_hook_post(struct cmt_call *c, CUresult r) CMT_HIDDEN;
 /* Ends a call after pre returned true: the post-hook, or only leaving the tracker where that is
  * all the post-hook would do (a free the driver accepted: the pre-hook recorded it). family is
  * c->family as a constant (each wrapper's), so the check folds away. */
-static inline void cmt_free_late(bool gated, enum cmt_api api, unsigned flags, int device, uint64_t ptr, uint64_t seq,
-                                 int64_t time);
+static inline void cmt_free_late(bool gated, enum cmt_api api, unsigned flags, int device, uint64_t ptr, unsigned where,
+                                 uint64_t seq, int64_t time);
 static inline void cmt_hook_end(struct cmt_call *c, enum cmt_family family, CUresult r) {
     if (family == CMT_FAM_FREE || family == CMT_FAM_ARRAY_DESTROY) {
-        if (c->free_seq) /* before a RETRACK, if refused */
-            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_seq, c->free_time);
-        c->free_seq = 0;
+        if (c->free_at) /* before a RETRACK, if refused */
+            cmt_free_late(false, c->api, c->free_flags, c->saved.device, c->ptr, c->free_at, c->free_seq, c->free_time);
+        c->free_at = 0;
         if (r == CUDA_SUCCESS) {
             cmt_leave();
             return;
@@ -69,38 +69,42 @@ static inline __attribute__((always_inline)) void cmt_alloc_tracked(bool gated, 
 /* A free on a capturing stream (a free node of its graph, nothing released now): records it and
  * returns true; false when the stream is not capturing. flags: the FREE record's. */
 bool cmt_untrack_captured(enum cmt_api api, unsigned flags, uint64_t ptr, CUstream stream) CMT_HIDDEN;
-/* The FREE of a free that was in flight (cmt_untrack: seq and time reserved), now that the real
- * free returned: at this moment, unless its key was handed out again meanwhile (cmt_ptr_freed). */
+/* The FREE of a free that was in flight in slot where (cmt_untrack: seq and time reserved), now
+ * that the real free returned: at this moment, unless its key was handed out again meanwhile
+ * (cmt_ptr_freed). The one clock read of a free. */
 static inline __attribute__((always_inline)) void cmt_free_late(bool gated, enum cmt_api api, unsigned flags,
-                                                                int device, uint64_t ptr, uint64_t seq, int64_t time) {
-    int64_t now = cmt_now();
-    if (cmt_ptr_freed(ptr, flags & CMT_FLAG_SPACE_MASK, now, &seq)) time = now;
+                                                                int device, uint64_t ptr, unsigned where, uint64_t seq,
+                                                                int64_t time) {
+    cmt_ptr_freed(where, cmt_now(), &seq, &time);
     cmt_rec_free_as(gated, api, flags, device, ptr, seq, time);
 }
 
 /* Before a free of ptr (not 0): ends its live entry (copied to *e) under the stripe lock, before
- * the driver can hand the address to another thread, and records its FREE, or (*late != 0) leaves
- * it in flight: the caller records it with cmt_free_late once the real free returned (*late, *time:
- * the number and time reserved; *flags the FREE's flags). Returns what it did. gated: from the
- * inline path. */
+ * the driver can hand the address to another thread, and records its FREE, or (*where != 0)
+ * leaves it in flight: the caller records it with cmt_free_late once the real free returned
+ * (*where the in-flight slot, *late, *time: the number and time reserved; *flags the FREE's
+ * flags). Returns what it did. gated: from the inline path. */
 static inline __attribute__((always_inline)) enum cmt_untracked
 cmt_untrack(bool gated, enum cmt_api api, enum cmt_family family, int per_thread, uint64_t ptr, CUstream stream,
-            struct cmt_entry *e, uint64_t *late, int64_t *time, unsigned *flags) {
+            struct cmt_entry *e, unsigned *where, uint64_t *late, int64_t *time, unsigned *flags) {
     unsigned space = family == CMT_FAM_ARRAY_DESTROY ? CMT_SPACE_ARRAY : CMT_SPACE_ADDR;
     unsigned pt = per_thread ? CMT_FLAG_PER_THREAD : 0;
-    *late = 0;
+    *where = 0;
     if ((stream || per_thread) && CMT_UNLIKELY(cmt_capture_possible()) &&
         cmt_untrack_captured(api, space | pt | CMT_FLAG_CAPTURED, ptr, stream))
         return CMT_UNTRACK_CAPTURED;
     uint64_t seq;
-    /* the time now: the number reserved with it places the FREE when the key is reused before the
-     * free returns, when the stripe has no room for a free in flight, and for an unknown free (the
-     * time this thread read last could be minutes old: those FREEs would sort before events of
-     * other stripes that happened earlier, and the peak read low) */
-    int64_t now = cmt_now();
-    bool inflight;
-    if (cmt_ptr_remove(ptr, space, now, e, &seq, &inflight)) {
-        if (CMT_LIKELY(inflight)) {
+    /* A free kept in flight reads no clock here: its number is only reserved, at the time this
+     * thread read last, and its FREE takes its place when the real free returned (or, its key
+     * handed out again first, just below that reuse: cmt_ptr_freed). A FREE recorded now (no room
+     * in flight, an unknown free) takes the time now, read under the stripe lock (the time read
+     * last could be minutes old: that FREE would sort before events of other stripes that happened
+     * earlier, and the peak read low). */
+    int64_t now;
+    unsigned w;
+    if (cmt_ptr_untrack(ptr, space, cmt_tls.clk_last, cmt_now, e, &seq, &now, &w)) {
+        if (CMT_LIKELY(w != 0)) {
+            *where = w;
             *late = seq;
             *time = now;
             *flags = space | pt;
@@ -139,7 +143,8 @@ struct cmt_fast {
     uint16_t ctx;                 /* its index */
     uint32_t stack;               /* and the stack, taken before the call */
     enum cmt_untracked untracked; /* frees: what the pre-hook did (e: the entry it removed) */
-    uint64_t free_seq;            /* frees: the FREE in flight (cmt_free_late), 0: none */
+    unsigned free_at;             /* frees: the FREE in flight (cmt_free_late): its slot, 0: none */
+    uint64_t free_seq;
     int64_t free_time;
     unsigned free_flags;
 };
@@ -165,8 +170,9 @@ static inline __attribute__((always_inline)) bool cmt_fast_pre(struct cmt_fast *
     } else {
         uint64_t seq; /* not &f->...: f's address must not escape */
         int64_t time;
-        unsigned flags;
-        f->untracked = cmt_untrack(true, f->api, f->family, 0, f->ptr, f->stream, e, &seq, &time, &flags);
+        unsigned flags, at;
+        f->untracked = cmt_untrack(true, f->api, f->family, 0, f->ptr, f->stream, e, &at, &seq, &time, &flags);
+        f->free_at = at;
         f->free_seq = seq;
         f->free_time = time;
         f->free_flags = flags;
@@ -186,8 +192,8 @@ static inline __attribute__((always_inline)) void cmt_fast_end(struct cmt_fast *
             return;
         }
     } else {
-        if (CMT_LIKELY(f->free_seq != 0)) /* before a RETRACK, if refused */
-            cmt_free_late(true, f->api, f->free_flags, e->device, f->ptr, f->free_seq, f->free_time);
+        if (CMT_LIKELY(f->free_at != 0)) /* before a RETRACK, if refused */
+            cmt_free_late(true, f->api, f->free_flags, e->device, f->ptr, f->free_at, f->free_seq, f->free_time);
         if (CMT_LIKELY(r == CUDA_SUCCESS)) {
             cmt_leave();
             return;

@@ -123,8 +123,9 @@ struct cmt_call {
         uint8_t kind;
         uint8_t space;
     } saved;
-    uint64_t free_seq;       /* frees: the FREE still to write once the real free returned */
-    int64_t free_time;       /*   (cmt_free_late), with the number and time reserved; 0: none */
+    unsigned free_at;  /* frees: the FREE still to write once the real free returned */
+    uint64_t free_seq; /*   (cmt_free_late): its in-flight slot (0: none), the number and */
+    int64_t free_time; /*   time reserved */
     unsigned free_flags;
     int teardown_ctx;        /* ctx index to tear down after a successful destroy */
     uint32_t stack;          /* allocations: captured before the real call */

@@ -81,15 +81,15 @@ uint64_t cmt_ptr_clock(void) {
 }
 
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
-                   void (*gone)(const struct cmt_entry *, void *)) {
+                   void (*gone)(const struct cmt_entry *, void *), uint64_t before) {
     struct cmt_entry batch[64];
     for (int k = 0; k < CMT_PTR_STRIPES; k++) {
         struct cmt_stripe *s = &cmt_ptr_stripes[k];
         for (;;) {
             int n = 0;
             cmt_ptr_lock(s);
-            for (uint32_t i = 0; i < s->ninflight; i++) /* those frees stay before what swept */
-                s->inflight[i] |= 1;
+            for (int i = 0; i < CMT_PTR_INFLIGHT; i++) /* those frees stay before what swept */
+                if (s->inflight[i]) cmt_ptr_mark(s, i, before);
             for (uint32_t gi = 0; gi < s->ngroups && n < 64; gi++) {
                 struct cmt_ptr_group *g = &s->groups[gi];
                 for (int i = 0; i < CMT_PTR_GROUP_SLOTS && n < 64; i++) {

@@ -15,6 +15,11 @@
  * tracker's instructions between its misses keep them from overlapping.
  * Insert and remove take the event's sequence number under the stripe lock, after the stripe's
  * clock (cmt_seq.h), so a free and the reuse of the same address are always ordered.
+ * A free of a live key (cmt_ptr_untrack) stays "in flight" in its stripe until the real free
+ * returned (cmt_ptr_freed): the FREE then takes that moment's number, unless the key was inserted
+ * again meanwhile or a sweep passed; then it takes a number just below that insert's (or the
+ * TEARDOWN's), and no lower than the one reserved at the untrack. No clock is read for the untrack
+ * of a free kept in flight (its reserved number uses the time this thread read last).
  */
 #ifndef CMT_PTRTAB_H
 #define CMT_PTRTAB_H
@@ -61,6 +66,9 @@ struct cmt_ptr_group {
 _Static_assert(sizeof(struct cmt_ptr_group) == 192, "a group is three cache lines");
 
 #define CMT_PTR_INFLIGHT 3 /* frees of a stripe's keys inside the driver at once, kept apart */
+/* An in-flight slot: 0 empty; a free in flight: cmt_ptr_busy(h) (bit 0 clear); once its key was
+ * inserted again or a sweep passed: bit 0 set, and in bits 8 and up the clock of the number the
+ * FREE must stay below (that insert's, the TEARDOWN's; 0: none, the reserved number stays). */
 struct cmt_stripe {
     _Atomic int lock;
     uint32_t count;
@@ -68,9 +76,8 @@ struct cmt_stripe {
     uint32_t limit;   /* the count at which it grows (load 0.7) */
     struct cmt_ptr_group *groups;
     uint64_t clock; /* the last sequence number taken under the lock (cmt_seq.h) */
-    /* frees in flight (removed, the real free not returned yet): their keys' hashes, bit 0 set
-     * once the key was inserted again (reused) or a sweep passed (the low 6 bits of a hash are
-     * the stripe's, so bit 0 is free for the flag) */
+    /* frees in flight (removed, the real free not returned yet): ninflight slots of inflight[]
+     * are not 0 (see CMT_PTR_INFLIGHT); a slot stays where it is, cmt_ptr_untrack names it */
     uint32_t ninflight;
     uint64_t inflight[CMT_PTR_INFLIGHT];
 } __attribute__((aligned(64)));
@@ -107,6 +114,17 @@ static inline uint32_t cmt_ptr_home(uint64_t h, uint32_t ngroups) {
 }
 static inline uint8_t cmt_ptr_tag(uint64_t h, unsigned space) {
     return (uint8_t)(0x80 | (h >> 59) << 2 | space);
+}
+/* The in-flight slot value of a free of the key of hash h: the low 6 bits of a hash are the
+ * stripe's (the same for every key there), so bit 1 is forced (never 0) and bit 0 left clear. */
+static inline uint64_t cmt_ptr_busy(uint64_t h) {
+    return (h | 2) & ~(uint64_t)1;
+}
+/* Marks the free in flight in slot i reused (a new insert of its key, or a sweep): its FREE must
+ * stay below the number before (its clock in bits 8 and up). A slot marked already keeps its mark
+ * (the first insert is the one to stay below). */
+static inline void cmt_ptr_mark(struct cmt_stripe *s, int i, uint64_t before) {
+    if (!(s->inflight[i] & 1)) s->inflight[i] = (before & ~(uint64_t)0xff) | 1;
 }
 static inline uint8_t cmt_ptr_ovf(const struct cmt_ptr_group *g) {
     return (uint8_t)(g->meta >> 56);
@@ -212,9 +230,6 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
     bool ok = true;
     cmt_ptr_lock(s);
-    if (__builtin_expect(s->ninflight != 0, 0)) /* a free of this key still in the driver: reused */
-        for (uint32_t i = 0; i < s->ninflight; i++)
-            if ((s->inflight[i] | 1) == (h | 1)) s->inflight[i] |= 1;
     /* the common case in one pass over the home group: below the limit (so the groups exist), not
      * there, not passed, a slot free */
     struct cmt_ptr_group *gp = NULL;
@@ -233,73 +248,108 @@ static inline __attribute__((always_inline)) bool cmt_ptr_insert(const struct cm
     }
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
+    if (__builtin_expect(s->ninflight != 0, 0))          /* a free of this key still in the driver: reused */
+        for (int i = 0; i < CMT_PTR_INFLIGHT; i++)
+            if (s->inflight[i] == cmt_ptr_busy(h)) cmt_ptr_mark(s, i, *seq);
     cmt_ptr_unlock(s);
     if (!ok) cmt_counter_add(CMT_CTR_TABLE_FULL, 1);
     return ok;
 }
 
-/* Removes key; copies the entry to *out. False when it was not live. Takes *seq either way.
- * inflight (may be NULL): when the entry was live and the stripe has room, the free stays in
- * flight (*inflight true) until cmt_ptr_freed: *seq is then only reserved. */
+/* Removes key from stripe s (hash h, locked); copies the entry to *out. False when it was not live. */
+static inline __attribute__((always_inline)) bool cmt_ptr_take(struct cmt_stripe *s, uint64_t h, uint64_t key,
+                                                               unsigned space, struct cmt_entry *out) {
+    if (!s->ngroups) return false;
+    uint32_t home = cmt_ptr_home(h, s->ngroups);
+    cmt_ptr_prefetch(s, home);
+    uint8_t t = cmt_ptr_tag(h, space);
+    const struct cmt_ptr_group *gp = &s->groups[home];
+    /* the common case: in its home group, the lowest slot with its tag (as cmt_ptr_find) */
+    uint64_t m = cmt_ptr_tags_eq(gp->meta, t);
+    int i = m ? cmt_ptr_slot(m) : 0;
+    if (__builtin_expect(m && gp->key[i] == key, 1)) {
+        *out = cmt_ptr_entry(gp, i);
+        cmt_ptr_delete_at(s, home, home, i);
+        return true;
+    }
+    return cmt_ptr_remove_slow(s, home, t, key, out);
+}
+
+/* Removes key; copies the entry to *out. False when it was not live. Takes *seq (at time now)
+ * either way. */
 static inline __attribute__((always_inline)) bool cmt_ptr_remove(uint64_t key, unsigned space, int64_t now,
-                                                                 struct cmt_entry *out, uint64_t *seq, bool *inflight) {
+                                                                 struct cmt_entry *out, uint64_t *seq) {
     uint64_t h = cmt_ptr_hash(key, space);
     struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
-    bool found = false;
     cmt_ptr_lock(s);
-    if (s->ngroups) {
-        uint32_t home = cmt_ptr_home(h, s->ngroups);
-        cmt_ptr_prefetch(s, home);
-        uint8_t t = cmt_ptr_tag(h, space);
-        const struct cmt_ptr_group *gp = &s->groups[home];
-        /* the common case: in its home group, the lowest slot with its tag (as cmt_ptr_find) */
-        uint64_t m = cmt_ptr_tags_eq(gp->meta, t);
-        int i = m ? cmt_ptr_slot(m) : 0;
-        if (__builtin_expect(m && gp->key[i] == key, 1)) {
-            *out = cmt_ptr_entry(gp, i);
-            cmt_ptr_delete_at(s, home, home, i);
-            found = true;
-        } else {
-            found = cmt_ptr_remove_slow(s, home, t, key, out);
-        }
-    }
-    if (inflight) {
-        *inflight = found && s->ninflight < CMT_PTR_INFLIGHT;
-        if (*inflight) s->inflight[s->ninflight++] = h & ~(uint64_t)1;
-    }
+    bool found = cmt_ptr_take(s, h, key, space, out);
     *seq = cmt_seq_after(s->clock, now);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     cmt_ptr_unlock(s);
     return found;
 }
-/* The real free of key (in flight since cmt_ptr_remove reserved *seq for it) returned at time
- * now: *seq becomes that moment's number (after the stripe's clock) unless the key was inserted
- * again meanwhile or a sweep passed (then the reserved one stays). Returns whether it changed. */
-static inline __attribute__((always_inline)) bool cmt_ptr_freed(uint64_t key, unsigned space, int64_t now,
-                                                                uint64_t *seq) {
+
+/* The untrack of a free (before the real free): removes key as cmt_ptr_remove does. When it was
+ * live and its stripe has a free in-flight slot, the free stays in flight there (*where != 0
+ * names the slot, for cmt_ptr_freed) and *seq is only reserved, at the time this thread read last
+ * (stale; no clock read: cmt_ptr_freed takes the FREE's place). Otherwise (*where 0: not live, or
+ * no room) *seq is the FREE's own number, at the time now() reads under the lock. *time: the time
+ * of *seq. now: cmt_now (a parameter so that the table's test needs no clock). */
+static inline __attribute__((always_inline)) bool cmt_ptr_untrack(uint64_t key, unsigned space, int64_t stale,
+                                                                  int64_t (*now)(void), struct cmt_entry *out,
+                                                                  uint64_t *seq, int64_t *time, unsigned *where) {
     uint64_t h = cmt_ptr_hash(key, space);
-    struct cmt_stripe *s = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
-    bool late = false;
+    unsigned k = (unsigned)(h & (CMT_PTR_STRIPES - 1));
+    struct cmt_stripe *s = &cmt_ptr_stripes[k];
     cmt_ptr_lock(s);
-    for (uint32_t i = 0; i < s->ninflight; i++)
-        if ((s->inflight[i] | 1) == (h | 1)) {
-            late = !(s->inflight[i] & 1);
-            s->inflight[i] = s->inflight[--s->ninflight];
-            break;
-        }
-    if (late) {
+    bool found = cmt_ptr_take(s, h, key, space, out);
+    unsigned w = 0;
+    if (__builtin_expect(found && s->ninflight < CMT_PTR_INFLIGHT, 1)) {
+        int i = s->inflight[0] == 0 ? 0 : s->inflight[1] == 0 ? 1 : 2;
+        s->inflight[i] = cmt_ptr_busy(h);
+        s->ninflight++;
+        w = k << 2 | (unsigned)(i + 1);
+    }
+    if (__builtin_expect(!w || !stale, 0)) stale = now(); /* (0: no time read yet) */
+    *seq = cmt_seq_after(s->clock, stale);
+    __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
+    cmt_ptr_unlock(s);
+    *time = stale;
+    *where = w;
+    return found;
+}
+
+/* The real free of the key in flight in slot where (cmt_ptr_untrack: *seq reserved at *time)
+ * returned at time now: *seq and *time become the FREE's. Its place is that moment (a number after
+ * the stripe's clock) unless the key was inserted again meanwhile or a sweep passed; then just
+ * below that insert's number (the TEARDOWN's), and never below the reserved one
+ * (cmt_seq_between). Returns whether it took the late place. */
+static inline __attribute__((always_inline)) bool cmt_ptr_freed(unsigned where, int64_t now, uint64_t *seq,
+                                                                int64_t *time) {
+    struct cmt_stripe *s = &cmt_ptr_stripes[where >> 2];
+    int i = (int)(where & 3) - 1;
+    cmt_ptr_lock(s);
+    uint64_t v = s->inflight[i];
+    s->inflight[i] = 0;
+    s->ninflight--;
+    if (__builtin_expect(!(v & 1), 1)) {
         *seq = cmt_seq_after(s->clock, now);
         __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED);
+        cmt_ptr_unlock(s);
+        *time = now;
+        return true;
     }
     cmt_ptr_unlock(s);
-    return late;
+    cmt_seq_between(v >> 8, now, seq, time);
+    return false;
 }
 /* The largest clock of the stripes (read without their locks: async-signal-safe): a number after
  * it follows every insert and remove that happened before the call. */
 uint64_t cmt_ptr_clock(void);
-/* Removes every entry for which match() is true; calls gone() for each (no lock held then). */
+/* Removes every entry for which match() is true; calls gone() for each (no lock held then). Every
+ * free in flight then stays below before (a TEARDOWN's number; 0: its reserved number). */
 void cmt_ptr_sweep(bool (*match)(const struct cmt_entry *, void *), void *arg,
-                   void (*gone)(const struct cmt_entry *, void *));
+                   void (*gone)(const struct cmt_entry *, void *), uint64_t before);
 void cmt_ptr_fork_child(void);
 
 #endif

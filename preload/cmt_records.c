@@ -24,15 +24,17 @@ void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, 
     cmt_rec_end(type, p);
 }
 
-void cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) {
+uint64_t cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) {
     int64_t now = cmt_now();
-    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, cmt_seq_def_after(after, now), now);
-    if (!p) return;
+    uint64_t seq = cmt_seq_def_after(after, now);
+    uint8_t *p = cmt_rec_begin(4 * CMT_VARINT_MAX, seq, now);
+    if (!p) return seq;
     p = cmt_put_varint(p, (uint64_t)api);
     p = cmt_put_zvarint(p, device);
     p = cmt_put_varint(p, ctx);
     p = cmt_put_varint(p, flags);
     cmt_rec_end(CMT_REC_TEARDOWN, p);
+    return seq;
 }
 
 void cmt_rec_stack(uint32_t id, const uintptr_t *frames, uint32_t n, const uintptr_t *py, uint32_t npy) {

@@ -64,8 +64,8 @@ static inline __attribute__((always_inline)) void cmt_rec_free(enum cmt_api api,
 void cmt_rec_failure(uint8_t type, enum cmt_api api, int device, uint64_t size, uint32_t stack, CUresult r) CMT_HIDDEN;
 /* TEARDOWN and EXIT take a definition's number after `after` (cmt_ptr_clock(): every allocation
  * and free recorded before, on any thread, even one that only the application's synchronisation
- * orders before) and before whatever follows. */
-void cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) CMT_HIDDEN;
+ * orders before) and before whatever follows. cmt_rec_teardown returns its number (0: none). */
+uint64_t cmt_rec_teardown(uint64_t after, enum cmt_api api, int device, uint16_t ctx, unsigned flags) CMT_HIDDEN;
 /* STACK: n native frames (innermost first), npy Python frames as (code id | at << 32, line). */
 void cmt_rec_stack(uint32_t id, const uintptr_t *frames, uint32_t n, const uintptr_t *py, uint32_t npy) CMT_HIDDEN;
 void cmt_rec_device(int ordinal, uint64_t total, const uint8_t uuid[16], const char *name, const char *pci) CMT_HIDDEN;

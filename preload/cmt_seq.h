@@ -61,6 +61,26 @@ static inline uint64_t cmt_seq_after(uint64_t floor, int64_t now) {
     return s;
 }
 
+/* A free in flight whose key was handed out again (or swept) before its real free returned: its
+ * FREE must stay below the number whose clock is before (0: unknown) and above the number *seq
+ * this thread reserved at its untrack (at time *time), the last it took. The number just below
+ * before, in this thread's slot, when there is room between the two: its place is then the latest
+ * the tracker can prove (the driver released the key before the insert), not the untrack's, whose
+ * time is the one this thread read last. *time becomes that number's time, within [*time, now]
+ * (a thread's times never decrease). Otherwise *seq and *time stay. */
+static inline void cmt_seq_between(uint64_t before, int64_t now, uint64_t *seq, int64_t *time) {
+    struct cmt_tls *t = &cmt_tls;
+    uint32_t slot = t->seq_slot;
+    if (before <= (*seq >> CMT_SEQ_SLOT_BITS) + 1 || t->seq_last != *seq || slot - 1 >= CMT_SEQ_SHARED_SLOT - 1)
+        return; /* no room; the thread took another number since (never: it was inside the free); shared slot */
+    uint64_t c = before - 1;
+    *seq = c << CMT_SEQ_SLOT_BITS | slot;
+    t->seq_last = *seq;
+    int64_t at = cmt_seq_base + (int64_t)c;
+    if (at > now) at = now;
+    if (at > *time) *time = at;
+}
+
 /* An event ordered only after this thread's earlier ones and the definitions. */
 static inline uint64_t cmt_seq(int64_t now) {
     return cmt_seq_after(0, now);

@@ -6,6 +6,7 @@
  * group's overflow count is checked against the count recomputed from where the keys lie, every
  * live key is found with its value, and the sequence numbers increase. Exit 0 when every check
  * holds. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,26 @@ static int ref_find(uint64_t key, unsigned space) {
 
 static int64_t now = 1000;
 static uint64_t last_seq;
+static long clock_reads;
+static int64_t test_now(void) { /* cmt_ptr_untrack's clock */
+    clock_reads++;
+    return now++;
+}
+/* An insert on another thread (a key handed out again while a free of it is in flight), or
+ * (key 0) a definition's number there (a TEARDOWN's). */
+struct reuse {
+    struct cmt_entry e;
+    int64_t at;
+    uint64_t seq;
+};
+static void *reuse_thread(void *arg) {
+    struct reuse *r = arg;
+    if (r->e.key)
+        cmt_ptr_insert(&r->e, r->at, &r->seq);
+    else
+        r->seq = cmt_seq_def(r->at);
+    return NULL;
+}
 static void seq_ok(uint64_t seq) {
     CHECK(seq > last_seq);
     last_seq = seq;
@@ -70,7 +91,7 @@ static void insert(const struct cmt_entry *e, bool indexed) {
 static void removal(uint64_t key, unsigned space) {
     struct cmt_entry out = {0};
     uint64_t seq;
-    bool live = cmt_ptr_remove(key, space, now++, &out, &seq, NULL);
+    bool live = cmt_ptr_remove(key, space, now++, &out, &seq);
     seq_ok(seq);
     int i = ref_find(key, space);
     CHECK(live == (i >= 0));
@@ -116,7 +137,7 @@ static void check_table(void) {
     for (int i = 0; i < nref; i++) { /* found: remove and put back */
         struct cmt_entry out = {0}, e = ref[i];
         uint64_t seq;
-        CHECK(cmt_ptr_remove(e.key, e.kind_space & 3, now++, &out, &seq, NULL) && same(&out, &e));
+        CHECK(cmt_ptr_remove(e.key, e.kind_space & 3, now++, &out, &seq) && same(&out, &e));
         CHECK(cmt_ptr_insert(&e, now++, &seq));
     }
 }
@@ -233,43 +254,74 @@ int main(void) {
     int want = 0;
     for (int i = 0; i < nref; i++)
         want += ref[i].ctx % 3 == which;
-    cmt_ptr_sweep(sweep_match, &which, sweep_gone);
+    cmt_ptr_sweep(sweep_match, &which, sweep_gone, 0);
     CHECK(swept == want);
     for (int i = 0; i < nref; i++)
         CHECK(ref[i].ctx % 3 != which);
     check_table();
 
     /* 6: frees in flight (issue 30): the FREE's number is taken when the real free returned, after
-     * the stripe's clock, unless the key was inserted again meanwhile or a sweep passed (then the
-     * number reserved at the removal stays: it is below the reuse's) */
+     * the stripe's clock, unless the key was inserted again meanwhile or a sweep passed: then just
+     * below that insert's number (or the TEARDOWN's given to the sweep), never below the number
+     * reserved at the untrack, which stays when there is no room between the two (issue 28: the
+     * untrack of a free kept in flight reads no clock; one recorded at once reads it) */
     {
         struct cmt_entry a = make(0xa00000000ull, 0, 5), b = make(0xa00000100ull, 0, 6), out;
         uint64_t s1, s2, sb;
-        bool inflight = false;
+        int64_t t1, t2, before;
+        unsigned w;
         cmt_ptr_insert(&a, now++, &s1);
-        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && inflight);
-        s2 = s1;
-        CHECK(cmt_ptr_freed(a.key, 0, now += 1000, &s2) && s2 > s1); /* not reused: later */
+        before = clock_reads;
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w && same(&out, &a));
+        CHECK(clock_reads == before); /* in flight: no clock read */
+        s2 = s1, t2 = t1;
+        CHECK(cmt_ptr_freed(w, now += 1000, &s2, &t2) && s2 > s1 && t2 == now); /* not reused: later */
+        /* handed out again (on another thread) before the free returned */
         cmt_ptr_insert(&a, now++, &s1);
-        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && inflight);
         cmt_ptr_insert(&b, now++, &sb); /* another key: not a reuse */
-        cmt_ptr_insert(&a, now++, &sb); /* the same key, handed out again before the free returned */
-        s2 = s1;
-        CHECK(!cmt_ptr_freed(a.key, 0, now += 1000, &s2) && s2 == s1 && s1 < sb);
-        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && inflight);
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w);
+        struct reuse r = {.e = a, .at = now += 5000};
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, reuse_thread, &r) == 0 && pthread_join(th, NULL) == 0);
+        s2 = s1, t2 = t1;
+        CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2));
+        CHECK(s1 < s2 && s2 < r.seq && (s2 >> CMT_SEQ_SLOT_BITS) + 1 == (r.seq >> CMT_SEQ_SLOT_BITS));
+        CHECK(t2 > t1 && t2 < r.at && t2 <= now);
+        seq_ok(s2);
+        /* a sweep passed: below the TEARDOWN's number it was given, or the reserved one (none) */
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w);
+        struct reuse d = {.at = now += 5000}; /* the TEARDOWN's number, on another thread */
+        CHECK(pthread_create(&th, NULL, reuse_thread, &d) == 0 && pthread_join(th, NULL) == 0);
+        uint64_t td = d.seq;
         unsigned none = 99; /* a sweep that matches nothing still keeps frees in flight before it */
-        cmt_ptr_sweep(sweep_match, &none, sweep_gone);
-        s2 = s1;
-        CHECK(!cmt_ptr_freed(a.key, 0, now += 1000, &s2) && s2 == s1);
-        CHECK(!cmt_ptr_remove(0xa00000200ull, 0, now++, &out, &s1, &inflight) && !inflight); /* absent */
+        cmt_ptr_sweep(sweep_match, &none, sweep_gone, td);
+        s2 = s1, t2 = t1;
+        CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2) && s1 < s2 && s2 < td);
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w);
+        cmt_ptr_sweep(sweep_match, &none, sweep_gone, 0);
+        s2 = s1, t2 = t1;
+        CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2) && s2 == s1 && t2 == t1);
+        /* recorded at once: the time now, read under the lock */
+        before = clock_reads;
+        CHECK(!cmt_ptr_untrack(0xa00000200ull, 0, now - 500, test_now, &out, &s1, &t1, &w) && !w); /* absent */
+        CHECK(clock_reads == before + 1 && t1 == now - 1);
         uint64_t h = cmt_ptr_hash(a.key, 0); /* a full stripe: the free is not kept in flight */
         struct cmt_stripe *st = &cmt_ptr_stripes[h & (CMT_PTR_STRIPES - 1)];
         CHECK(st->ninflight == 0);
         st->ninflight = CMT_PTR_INFLIGHT;
         cmt_ptr_insert(&a, now++, &s1);
-        CHECK(cmt_ptr_remove(a.key, 0, now++, &out, &s1, &inflight) && !inflight);
+        before = clock_reads;
+        CHECK(cmt_ptr_untrack(a.key, 0, now - 500, test_now, &out, &s1, &t1, &w) && !w && clock_reads == before + 1);
         st->ninflight = 0;
-        CHECK(cmt_ptr_remove(b.key, 0, now++, &out, &s1, NULL));
+        cmt_ptr_insert(&a, now++, &s1); /* no time read yet (0): kept in flight, the clock read */
+        before = clock_reads;
+        CHECK(cmt_ptr_untrack(a.key, 0, 0, test_now, &out, &s1, &t1, &w) && w && clock_reads == before + 1);
+        s2 = s1, t2 = t1;
+        CHECK(cmt_ptr_freed(w, now += 1000, &s2, &t2) && s2 > s1);
+        CHECK(st->ninflight == 0);
+        CHECK(cmt_ptr_remove(b.key, 0, now++, &out, &s1));
     }
 
     CHECK(table_full == 0);
