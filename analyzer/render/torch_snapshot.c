@@ -231,7 +231,8 @@ static struct stack_info *stack_info(struct writer *w, uint64_t stack) {
 }
 
 /* Whether a caching allocator (caching.h: the built-in rules and --caching-allocator) allocated
- * through stack: the same match as the report's "cached". */
+ * through stack: the same match as the report's "cached", less the holders of whole buffers in use
+ * (PyTorch's handle pool: cuBLAS's workspaces are allocated blocks, not a cache's free segment). */
 static int held_by_cache(struct writer *w, uint64_t stack) {
     struct stack_info *si = stack_info(w, stack);
     if (!si) {
@@ -240,7 +241,9 @@ static int held_by_cache(struct writer *w, uint64_t stack) {
     }
     if (si->caching < 0) {
         struct cmt_stack_sym s = cmt_analysis_stack(w->a, w->proc, stack);
-        si->caching = s.n && cmt_caching_match(w->a->opts.caching, &w->a->builtin_caching, s.frames, s.n) != NULL;
+        const struct cmt_caching_rule *r =
+            s.n ? cmt_caching_match_rule(w->a->opts.caching, &w->a->builtin_caching, s.frames, s.n) : NULL;
+        si->caching = r && !r->holds_buffers;
         cmt_stack_sym_free(&s);
     }
     return si->caching;

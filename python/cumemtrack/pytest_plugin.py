@@ -44,6 +44,16 @@ LIMITS = (
 )
 REEXEC_ENV = "CUMEMTRACK_PYTEST"
 TENSORS_CONF = "backend:cudaMallocAsync"  # what `cumemtrack run --tensors` puts in PYTORCH_CUDA_ALLOC_CONF
+
+
+def alloc_backend(conf):
+    """The backend PYTORCH_CUDA_ALLOC_CONF names (comma-separated key:value pairs, blanks allowed, as
+    `cumemtrack run --tensors` reads it), or None."""
+    for item in (conf or "").split(","):
+        key, sep, value = item.partition(":")
+        if sep and key.strip() == "backend":
+            return value.strip()
+    return None
 TMPDIR_ENV = "CUMEMTRACK_PYTEST_TMPDIR"
 DUMP_TEMPLATE = "pytest.%h.%p.cmt"
 OLD_DUMP = re.compile(r"pytest\..*\.cmt(\.[0-9]+)?\Z")  # what DUMP_TEMPLATE makes (.N: the name was taken)
@@ -79,6 +89,8 @@ def pytest_configure(config):
     for name, _, help_text in LIMITS:
         config.addinivalue_line("markers", help_text)
     if not config.getoption("cumemtrack"):
+        if config.getoption("cumemtrack_tensors"):
+            raise pytest.UsageError("--cumemtrack-tensors: needs --cumemtrack")
         return
     if os.environ.get(REEXEC_ENV) and not hasattr(config, "workerinput") and os.environ.get(TMPDIR_ENV):
         # the re-executed controller owns it; taken out of the environment so that no test's own
@@ -86,7 +98,8 @@ def pytest_configure(config):
         _owned_tmp[id(config)] = os.environ.pop(TMPDIR_ENV)
     if config.getoption("cumemtrack_top") < 0:
         raise pytest.UsageError("--cumemtrack-top: needs a number >= 0")
-    if config.getoption("cumemtrack_tensors") and TENSORS_CONF not in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""):
+    if config.getoption("cumemtrack_tensors") and \
+            alloc_backend(os.environ.get("PYTORCH_CUDA_ALLOC_CONF")) != "cudaMallocAsync":
         # in place (started under cumemtrack run) or a backend named already: PyTorch may have
         # chosen its allocator in this process, so it is not changed from here
         raise pytest.UsageError(
@@ -464,6 +477,12 @@ class CumemtrackPlugin:
             return
         for line in table_lines(rows, top):
             tr.write_line(line)
+        held = [r for r in rows if r["cached_bytes"] and any(
+            st.get("status") == "cached" and st.get("allocator") == "PyTorch" for st in r.get("stacks", []))]
+        if held and not self.config.getoption("cumemtrack_tensors"):
+            tr.write_line("cumemtrack: %d test%s grew PyTorch's cache: a tensor a test keeps can hide there, out of "
+                          "its leak gate; --cumemtrack-tensors gives each tensor an allocation of its own"
+                          % (len(held), "" if len(held) == 1 else "s"))
         keep = self.config.getoption("cumemtrack_dir")
         if keep:
             tr.write_line("dumps: %s (cumemtrack report %s)" % (os.path.abspath(keep), os.path.abspath(keep)))

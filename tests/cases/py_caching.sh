@@ -74,25 +74,52 @@ lib = ctypes.CDLL(sys.argv[1])
 lib.fake_torch_blas_handle.argtypes = [ctypes.c_size_t]
 lib.fake_torch_blas_handle.restype = ctypes.c_void_p
 lib.fake_cublas_create.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+lib.fake_torch_blaslt_workspace.argtypes = [ctypes.c_size_t]
+lib.fake_torch_blaslt_workspace.restype = ctypes.c_void_p
 def torch_matmul():
     assert lib.fake_torch_blas_handle(64 << 20)
     assert lib.fake_torch_blas_handle(64 << 20)  # the same handle: no second workspace
+    assert lib.fake_torch_blaslt_workspace(1 << 20)
 def own_handle():
     assert lib.fake_cublas_create(ctypes.byref(ctypes.c_void_p()), 1 << 20) == 0
 torch_matmul()
 own_handle()
 PY
-LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/b.cmt "$py" blas.py "$PWD/libc10_cuda.so" || die "handle pool: traced run failed"
-"$CMT_BIN" report --json b.cmt >b.json || die "handle pool: report --json"
-python3 - b.json <<'PY' || die "PyTorch's handle pool"
-import json, sys
+# (the cuBLASLt workspace goes through PyTorch's allocator: its cache's with caching on, else the
+# pool's; the pool's buffers are in use: the torch export shows them allocated, not as free cache)
+for mode in PYTORCH_NO_CUDA_MEMORY_CACHING=0 PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync; do
+    rm -f b.cmt
+    env "$mode" LD_PRELOAD=$CMT_LIB CUMEMTRACK_OUTPUT=$PWD/b.cmt "$py" blas.py "$PWD/libc10_cuda.so" ||
+        die "handle pool ($mode): traced run failed"
+    "$CMT_BIN" report --json b.cmt >b.json || die "handle pool ($mode): report --json"
+    "$CMT_BIN" export --torch-snapshot -o b.pickle b.cmt 2>/dev/null || die "handle pool ($mode): export"
+    python3 - b.json b.pickle "$mode" <<'PY' || die "PyTorch's handle pool ($mode)"
+import json, pickle, sys
 d = json.load(open(sys.argv[1]))
-assert d['summary']['leaked_bytes'] == 1 << 20 and d['summary']['cached_bytes'] == 64 << 20, d['summary']
-c = d['cached']
-assert len(c) == 1 and c[0]['allocator'] == 'PyTorch handle pool', c
-assert any(f['kind'] == 'python' and f['function'] == 'torch_matmul' for f in c[0]['frames']), c
+caching = sys.argv[3].startswith("PYTORCH_NO_CUDA")
+assert d['summary']['leaked_bytes'] == 1 << 20 and d['summary']['cached_bytes'] == 65 << 20, d['summary']
+by = {}
+for c in d['cached']:
+    by[c['allocator']] = by.get(c['allocator'], 0) + c['bytes']
+assert by == ({'PyTorch handle pool': 64 << 20, 'PyTorch': 1 << 20} if caching else
+              {'PyTorch handle pool': 65 << 20}), by
+pool = [c for c in d['cached'] if c['allocator'] == 'PyTorch handle pool']
+assert all(any(f['kind'] == 'python' and f['function'] == 'torch_matmul' for f in c['frames']) for c in pool), pool
 assert any(f['kind'] == 'python' and f['function'] == 'own_handle' for f in d['leaks'][0]['frames']), d['leaks']
+# the export: the pool's buffers are allocated blocks (active), a cache's segment holds unknown blocks
+snap = pickle.load(open(sys.argv[2], 'rb'))
+for s in snap['segments']:
+    names = [f['name'] for f in s['frames']]
+    in_pool = any('getCurrentCUDABlasHandle' in n or 'getCUDABlasLtWorkspace' in n for n in names)
+    cache = any('DeviceCachingAllocator' in n for n in names)
+    states = [b['state'] for b in s['blocks']]
+    if in_pool and not cache:
+        assert s['allocated_size'] == s['total_size'] and states == ['active_allocated'], (s['total_size'], states)
+    elif cache:
+        assert s['allocated_size'] == 0 and states == ['inactive'], (s['total_size'], states)
 PY
+done
+rm -f b.cmt b.json b.pickle
 # a user rule: the plain leak's function
 "$CMT_BIN" report --json --caching-allocator 'fake_plain_lea[k]' c.cmt >u.json || die "--caching-allocator"
 python3 - u.json <<'PY' || die "user caching allocator"

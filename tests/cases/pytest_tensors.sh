@@ -29,6 +29,7 @@ line=$(grep -n "KEPT-LINE" suite/test_t.py | cut -d: -f1)
 pt cached suite -rA --cumemtrack
 [ "$rc" = 0 ] || { cat cached.out; fail "caching allocator: exit $rc"; }
 grep -qE '^ +0 B +1.00 MiB +1.00 MiB  (suite/)?test_t.py::test_keeps_tensor' cached.out || { cat cached.out; fail "cached row"; }
+grep -q "^cumemtrack: 1 test grew PyTorch's cache: .*--cumemtrack-tensors" cached.out || { cat cached.out; fail "no hint"; }
 # --cumemtrack-tensors: the test's leak
 pt tensors suite -rA --cumemtrack --cumemtrack-tensors
 [ "$rc" = 1 ] || { cat tensors.out; fail "--cumemtrack-tensors: exit $rc, not 1"; }
@@ -36,6 +37,7 @@ sed -n '/ERROR at teardown of test_keeps_tensor/,/^====/p' tensors.out >msg
 grep -q "cumemtrack: 1.00 MiB of GPU memory leaked, limit 0 B" msg || { cat tensors.out; fail "no leak message"; }
 grep -q "cudaMallocAsync" msg || { cat tensors.out; fail "not one allocation per tensor"; }
 grep -q "test_keeps_tensor .*suite/test_t.py:$line\$" msg || { cat tensors.out; fail "the line is not named"; }
+grep -q "grew PyTorch's cache" tensors.out && fail "the hint under --cumemtrack-tensors"
 # in place without the setting: a usage error saying how to start it
 "$CMT_BIN" run -q -o inplace/%p.cmt -- "$PY" -m pytest -p cumemtrack.pytest_plugin -p no:cacheprovider suite \
     --cumemtrack --cumemtrack-tensors >inplace.out 2>&1
@@ -47,4 +49,14 @@ grep -q "cumemtrack run --tensors" inplace.out || { cat inplace.out; fail "usage
     suite --cumemtrack --cumemtrack-tensors >inplace2.out 2>&1
 rc=$?
 [ "$rc" = 1 ] || { cat inplace2.out; fail "under run --tensors: exit $rc, not 1"; }
+# blanks around the backend's name, as `cumemtrack run` accepts them
+PYTORCH_CUDA_ALLOC_CONF="expandable_segments:False, backend: cudaMallocAsync" "$CMT_BIN" run -q --tensors \
+    -o inplace3/%p.cmt -- "$PY" -m pytest -p cumemtrack.pytest_plugin -p no:cacheprovider suite --cumemtrack \
+    --cumemtrack-tensors >inplace3.out 2>&1
+rc=$?
+[ "$rc" = 1 ] || { cat inplace3.out; fail "'backend: cudaMallocAsync' refused: exit $rc, not 1"; }
+# without --cumemtrack: a usage error, not a run with nothing tracked
+pt alone suite --cumemtrack-tensors
+[ "$rc" = 4 ] || { cat alone.out; fail "--cumemtrack-tensors alone: exit $rc, not 4"; }
+grep -q "needs --cumemtrack" alone.out || { cat alone.out; fail "--cumemtrack-tensors alone: no reason"; }
 echo ok

@@ -8,7 +8,8 @@
 //   PYTORCH_CUDA_ALLOC_CONF naming backend:cudaMallocAsync: CudaMallocAsync::CudaMallocAsyncAllocator
 //            ::allocate -> mallocAsync -> cudaMallocAsync, one allocation per tensor, likewise.
 // fake_torch_blas_handle: PyTorch's cuBLAS handle pool (at::cuda::getCurrentCUDABlasHandle), whose
-// handle's workspace stays allocated at exit; fake_cublas_create alone: a program's own handle.
+// handle's workspace stays allocated at exit; fake_torch_blaslt_workspace: its cuBLASLt workspace
+// (through PyTorch's allocator); fake_cublas_create alone: a program's own handle.
 // One more entry point, outside that namespace, allocates and drops the pointer: a real leak.
 // Driven from Python through ctypes (tests/python/caching_sites.py), so the stacks carry Python
 // frames too.
@@ -62,7 +63,10 @@ __attribute__((noinline)) void *raw_alloc(size_t n) {
     static Native::NativeCachingAllocator native;
     static CudaMallocAsync::CudaMallocAsyncAllocator async;
     const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
-    if (conf && strstr(conf, "backend:cudaMallocAsync")) return async.allocate(n);
+    char packed[256] = ""; // blanks skipped, as PyTorch's CUDAAllocatorConfig reads the value
+    for (size_t i = 0, k = 0; conf && conf[i] && k + 1 < sizeof packed; i++)
+        if (conf[i] != ' ') packed[k++] = conf[i], packed[k] = 0;
+    if (strstr(packed, "backend:cudaMallocAsync")) return async.allocate(n);
     return native.allocate(n);
 }
 } // namespace CUDACachingAllocator
@@ -86,6 +90,23 @@ __attribute__((noinline)) void *getCurrentCUDABlasHandle(size_t workspace) {
 
 extern "C" __attribute__((noinline)) void *fake_torch_blas_handle(size_t workspace) {
     return at::cuda::getCurrentCUDABlasHandle(workspace);
+}
+
+// The cuBLASLt workspace PyTorch keeps per handle and stream (CublasHandlePool.cpp
+// getCUDABlasLtWorkspace), allocated through PyTorch's own allocator: its cache's when caching is
+// on, else one allocation the handle pool holds.
+namespace at {
+namespace cuda {
+__attribute__((noinline)) void *getCUDABlasLtWorkspace(size_t n) {
+    static void *workspace;
+    if (!workspace) workspace = c10::cuda::CUDACachingAllocator::raw_alloc(n);
+    return workspace;
+}
+} // namespace cuda
+} // namespace at
+
+extern "C" __attribute__((noinline)) void *fake_torch_blaslt_workspace(size_t n) {
+    return at::cuda::getCUDABlasLtWorkspace(n);
 }
 
 extern "C" __attribute__((noinline)) void *fake_torch_empty(size_t n) {

@@ -32,7 +32,8 @@ import torch
 _mark = getattr(ctypes.CDLL(None), "cmt_mark", None)
 CACHING = os.environ.get("PYTORCH_NO_CUDA_MEMORY_CACHING", "0") in ("", "0")
 # cumemtrack run --tensors: every tensor one cudaMallocAsync/cudaFreeAsync pair (the driver caches)
-TENSORS = "backend:cudaMallocAsync" in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")
+TENSORS = any(k.strip() == "backend" and v.strip() == "cudaMallocAsync"
+              for k, _, v in (i.partition(":") for i in os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "").split(",")))
 _pinned = []
 
 
