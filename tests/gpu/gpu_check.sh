@@ -215,6 +215,11 @@ if ours is not None and theirs is not None:
         got += "; only ours %s, only PyTorch's %s" % (sorted(a - b)[:4], sorted(b - a)[:4])
     row("torch export: segments at exit = torch.cuda.memory._snapshot()'s", "same (address, size) set, "
         "PyTorch's handle pool apart", got, a == b)
+    # cuBLAS's own buffers are in use: allocated blocks, not a cache's segment of unknown blocks
+    held = [s for s in ours["segments"] if s["device"] == 0 and pool(s)]
+    bad = [s["total_size"] for s in held if [b["state"] for b in s["blocks"]] != ["active_allocated"]]
+    row("torch export: the handle pool's buffers are allocated blocks", "%d segments active" % len(held),
+        "%d not: %s" % (len(bad), bad[:4]) if bad else "all", bool(held) and not bad)
 if ours is not None:
     import torch.cuda._memory_viz as mv
     for fn in ("segsum", "trace", "trace_plot", "segment_plot"):
@@ -259,7 +264,7 @@ row("pytest plugin: test_leaky fails its 0 B gate", "an error at teardown", "fou
 row("pytest plugin: ... with the leaking line in the message", "torch_pertest.py:<line of _kept.append>",
     "found" if err and re.search(r"torch_pertest\.py:\d+", err.group(0)) else "missing",
     bool(err and re.search(r"torch_pertest\.py:\d+", err.group(0))))
-for t in ("test_clean", "test_peak", "test_warmup"):
+for t in ("test_clean", "test_peak", "test_warmup", "test_linear"):
     bad = re.search(r"ERROR at teardown of %s\b" % t, text) or re.search(r"FAILED [^ ]*::%s\b" % t, text)
     row("pytest plugin: %s passes" % t, "no error", "error" if bad else "passed", not bad)
 try:
