@@ -121,10 +121,13 @@ static inline uint64_t cmt_ptr_busy(uint64_t h) {
     return (h | 2) & ~(uint64_t)1;
 }
 /* Marks the free in flight in slot i reused (a new insert of its key, or a sweep): its FREE must
- * stay below the number before (its clock in bits 8 and up). A slot marked already keeps its mark
- * (the first insert is the one to stay below). */
+ * stay below the number before (its clock above the slot bits; 0: the reserved number). A slot
+ * marked already keeps the lower bound: a sweep's TEARDOWN number is taken before it marks, so an
+ * insert between the two may have marked with a later number. */
+#define CMT_PTR_MARK_CLOCK(v) ((v) >> CMT_SEQ_SLOT_BITS)
 static inline void cmt_ptr_mark(struct cmt_stripe *s, int i, uint64_t before) {
-    if (!(s->inflight[i] & 1)) s->inflight[i] = (before & ~(uint64_t)0xff) | 1;
+    uint64_t m = (before & ~(uint64_t)CMT_SEQ_SHARED_SLOT) | 1, v = s->inflight[i];
+    if (!(v & 1) || m < v) s->inflight[i] = m;
 }
 static inline uint8_t cmt_ptr_ovf(const struct cmt_ptr_group *g) {
     return (uint8_t)(g->meta >> 56);
@@ -310,7 +313,8 @@ static inline __attribute__((always_inline)) bool cmt_ptr_untrack(uint64_t key, 
         s->ninflight++;
         w = k << 2 | (unsigned)(i + 1);
     }
-    if (__builtin_expect(!w || !stale, 0)) stale = now(); /* (0: no time read yet) */
+    /* (0: no time read yet; a thread on the shared slot gets no place of its own later) */
+    if (__builtin_expect(!w || !stale || cmt_tls.seq_slot - 1 >= CMT_SEQ_SHARED_SLOT - 1, 0)) stale = now();
     *seq = cmt_seq_after(s->clock, stale);
     __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED); /* cmt_ptr_clock reads it unlocked */
     cmt_ptr_unlock(s);
@@ -330,8 +334,10 @@ static inline __attribute__((always_inline)) bool cmt_ptr_freed(unsigned where, 
     int i = (int)(where & 3) - 1;
     cmt_ptr_lock(s);
     uint64_t v = s->inflight[i];
-    s->inflight[i] = 0;
-    s->ninflight--;
+    if (__builtin_expect(v != 0, 1)) { /* (0: emptied meanwhile: a fork's child starts with none) */
+        s->inflight[i] = 0;
+        s->ninflight--;
+    }
     if (__builtin_expect(!(v & 1), 1)) {
         *seq = cmt_seq_after(s->clock, now);
         __atomic_store_n(&s->clock, *seq, __ATOMIC_RELAXED);
@@ -340,7 +346,7 @@ static inline __attribute__((always_inline)) bool cmt_ptr_freed(unsigned where, 
         return true;
     }
     cmt_ptr_unlock(s);
-    cmt_seq_between(v >> 8, now, seq, time);
+    cmt_seq_between(CMT_PTR_MARK_CLOCK(v), now, seq, time);
     return false;
 }
 /* The largest clock of the stripes (read without their locks: async-signal-safe): a number after

@@ -71,8 +71,15 @@ static inline uint64_t cmt_seq_after(uint64_t floor, int64_t now) {
 static inline void cmt_seq_between(uint64_t before, int64_t now, uint64_t *seq, int64_t *time) {
     struct cmt_tls *t = &cmt_tls;
     uint32_t slot = t->seq_slot;
-    if (before <= (*seq >> CMT_SEQ_SLOT_BITS) + 1 || t->seq_last != *seq || slot - 1 >= CMT_SEQ_SHARED_SLOT - 1)
-        return; /* no room; the thread took another number since (never: it was inside the free); shared slot */
+    if (before <= (*seq >> CMT_SEQ_SLOT_BITS) + 1 || t->seq_last != *seq || slot - 1 >= CMT_SEQ_SHARED_SLOT - 1) {
+        /* no room; the thread took another number since (never: it was inside the free); shared slot:
+         * the reserved number stays, with at least its own clock's time (the thread's last read may
+         * be older than the ALLOC the number follows) */
+        int64_t at = cmt_seq_base + (int64_t)(*seq >> CMT_SEQ_SLOT_BITS);
+        if (at > now) at = now;
+        if (at > *time) *time = at;
+        return;
+    }
     uint64_t c = before - 1;
     *seq = c << CMT_SEQ_SLOT_BITS | slot;
     t->seq_last = *seq;

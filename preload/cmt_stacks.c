@@ -687,8 +687,10 @@ static uint32_t stack_intern(const uintptr_t *key, uint32_t words, struct stack 
                 s = NULL;
             } else {
                 id = atomic_fetch_add(&next_id, 1) + 1;
+                /* defined first: a reused entry is read without the lock (the per-thread and layout
+                 * caches), so its new id must not be seen before its STACK record has a number */
+                emit_stack(id, key);
                 entry_write(s, epoch, h, key, words, id);
-                emit_stack(id, key); /* under the lock: nobody can use the id before it is defined */
             }
         }
     }

@@ -298,11 +298,42 @@ int main(void) {
         cmt_ptr_sweep(sweep_match, &none, sweep_gone, td);
         s2 = s1, t2 = t1;
         CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2) && s1 < s2 && s2 < td);
+        /* a reuse between the TEARDOWN's number and its sweep: the lower bound (the TEARDOWN's) stays */
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w);
+        struct reuse d2 = {.at = now += 5000};
+        CHECK(pthread_create(&th, NULL, reuse_thread, &d2) == 0 && pthread_join(th, NULL) == 0);
+        struct reuse r2 = {.e = a, .at = now += 5000};
+        CHECK(pthread_create(&th, NULL, reuse_thread, &r2) == 0 && pthread_join(th, NULL) == 0);
+        CHECK(d2.seq < r2.seq);
+        cmt_ptr_sweep(sweep_match, &none, sweep_gone, d2.seq);
+        s2 = s1, t2 = t1;
+        CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2) && s1 < s2 && s2 < d2.seq);
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w)); /* r2's insert */
+        if (w) {
+            s2 = s1, t2 = t1;
+            cmt_ptr_freed(w, now += 1000, &s2, &t2);
+        }
+        /* a slot emptied meanwhile (a fork's child starts with none): the count does not wrap */
+        cmt_ptr_insert(&a, now++, &s1);
+        CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w);
+        {
+            struct cmt_stripe *fs = &cmt_ptr_stripes[w >> 2];
+            fs->inflight[(w & 3) - 1] = 0;
+            fs->ninflight = 0;
+            s2 = s1, t2 = t1;
+            CHECK(cmt_ptr_freed(w, now += 1000, &s2, &t2) && fs->ninflight == 0);
+        }
         cmt_ptr_insert(&a, now++, &s1);
         CHECK(cmt_ptr_untrack(a.key, 0, now++, test_now, &out, &s1, &t1, &w) && w);
         cmt_ptr_sweep(sweep_match, &none, sweep_gone, 0);
         s2 = s1, t2 = t1;
-        CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2) && s2 == s1 && t2 == t1);
+        CHECK(!cmt_ptr_freed(w, now += 1000, &s2, &t2) && s2 == s1);
+        { /* the reserved number, with at least its own clock's time (never after the free returned) */
+            int64_t at = cmt_seq_base + (int64_t)(s1 >> CMT_SEQ_SLOT_BITS);
+            at = at > now ? now : at;
+            CHECK(t2 == (at > t1 ? at : t1));
+        }
         /* recorded at once: the time now, read under the lock */
         before = clock_reads;
         CHECK(!cmt_ptr_untrack(0xa00000200ull, 0, now - 500, test_now, &out, &s1, &t1, &w) && !w); /* absent */
