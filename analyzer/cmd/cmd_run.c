@@ -436,12 +436,12 @@ static int cmt_run_prepare_dir(const char *tmpl) {
 
 /* --tensors: PyTorch's allocator on the driver's stream-ordered pool (backend:cudaMallocAsync), so
  * that every tensor is one cudaMallocAsync/cudaFreeAsync pair instead of a slice of a cached
- * segment. PYTORCH_CUDA_ALLOC_CONF is "key:value,key:value": the backend is appended when no
- * "backend" key is there; an existing backend is the user's choice, left alone with a warning.
- * Says what it did on stderr. Returns 0, or -1 when out of memory. */
-static int cmt_run_tensors_env(void) {
+ * segment. The variable var ("key:value,key:value") gets the backend appended when no "backend"
+ * key is there; an existing backend is the user's choice, left alone with a warning. Says what it
+ * did on stderr. Returns 0, or -1 when out of memory. */
+static int tensors_env_var(const char *var) {
     static const char want[] = "backend:cudaMallocAsync";
-    const char *cur = getenv("PYTORCH_CUDA_ALLOC_CONF");
+    const char *cur = getenv(var);
     if (cur && *cur) {
         const char *p = cur;
         while (*p) {
@@ -458,13 +458,11 @@ static int cmt_run_tensors_env(void) {
                 while (b[bl] && b[bl] != ',' && b[bl] != ' ')
                     bl++;
                 if (bl == 15 && !strncmp(b, "cudaMallocAsync", 15))
-                    cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF already sets backend:cudaMallocAsync ('%s'): "
-                            "left as it is",
-                            cur);
+                    cmt_msg("run: --tensors: %s already sets backend:cudaMallocAsync ('%s'): left as it is", var, cur);
                 else
-                    cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF already names a backend ('%s'): left as it is; "
-                            "tensor-level stacks need backend:cudaMallocAsync",
-                            cur);
+                    cmt_msg("run: --tensors: %s already names a backend ('%s'): left as it is; tensor-level stacks "
+                            "need backend:cudaMallocAsync",
+                            var, cur);
                 return 0;
             }
             while (*p && *p != ',')
@@ -481,13 +479,22 @@ static int cmt_run_tensors_env(void) {
         snprintf(v, n, "%.*s,%s", (int)keep, cur, want);
     else
         snprintf(v, n, "%s", want);
-    int rc = setenv("PYTORCH_CUDA_ALLOC_CONF", v, 1);
+    int rc = setenv(var, v, 1);
     if (!rc)
-        cmt_msg("run: --tensors: PYTORCH_CUDA_ALLOC_CONF=%s for the job (every PyTorch tensor is one "
-                "cudaMallocAsync/cudaFreeAsync pair; the driver's pool does the caching)",
-                v);
+        cmt_msg("run: --tensors: %s=%s for the job (every PyTorch tensor is one cudaMallocAsync/cudaFreeAsync pair; "
+                "the driver's pool does the caching)",
+                var, v);
     free(v);
     return rc ? -1 : 0;
+}
+
+/* PYTORCH_CUDA_ALLOC_CONF always; PYTORCH_ALLOC_CONF (PyTorch's device-generic name, which some
+ * releases read before the CUDA one and others after it) too when the job has it set, so that
+ * whichever PyTorch reads names the backend. */
+static int cmt_run_tensors_env(void) {
+    if (tensors_env_var("PYTORCH_CUDA_ALLOC_CONF") != 0) return -1;
+    const char *generic = getenv("PYTORCH_ALLOC_CONF");
+    return generic && *generic ? tensors_env_var("PYTORCH_ALLOC_CONF") : 0;
 }
 
 /* ---------------------------------------------------------------- the command */

@@ -98,15 +98,19 @@ def pytest_configure(config):
         _owned_tmp[id(config)] = os.environ.pop(TMPDIR_ENV)
     if config.getoption("cumemtrack_top") < 0:
         raise pytest.UsageError("--cumemtrack-top: needs a number >= 0")
-    if config.getoption("cumemtrack_tensors") and \
-            alloc_backend(os.environ.get("PYTORCH_CUDA_ALLOC_CONF")) != "cudaMallocAsync":
-        # in place (started under cumemtrack run) or a backend named already: PyTorch may have
-        # chosen its allocator in this process, so it is not changed from here
-        raise pytest.UsageError(
-            "--cumemtrack-tensors: PYTORCH_CUDA_ALLOC_CONF does not name %s in this process (%r); start pytest "
-            "without the tracer (the plugin re-executes it under `cumemtrack run --tensors`) or as `cumemtrack "
-            "run --tensors -- pytest ...`, with no other backend named" %
-            (TENSORS_CONF, os.environ.get("PYTORCH_CUDA_ALLOC_CONF", "")))
+    if config.getoption("cumemtrack_tensors"):
+        # PyTorch reads PYTORCH_ALLOC_CONF (when set) and PYTORCH_CUDA_ALLOC_CONF, in an order that
+        # depends on the release: both must name the backend. In place (started under cumemtrack
+        # run) or with a backend named already, PyTorch may have chosen its allocator in this
+        # process, so it is not changed from here.
+        wrong = [v for v in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF")
+                 if (v == "PYTORCH_CUDA_ALLOC_CONF" or os.environ.get(v))
+                 and alloc_backend(os.environ.get(v)) != "cudaMallocAsync"]
+        if wrong:
+            raise pytest.UsageError(
+                "--cumemtrack-tensors: %s does not name %s in this process (%r); start pytest without the tracer "
+                "(the plugin re-executes it under `cumemtrack run --tensors`) or as `cumemtrack run --tensors -- "
+                "pytest ...`, with no other backend named" % (wrong[0], TENSORS_CONF, os.environ.get(wrong[0], "")))
     if cumemtrack.tracer() is None and (os.environ.get(REEXEC_ENV) or hasattr(config, "workerinput")):
         raise pytest.UsageError(
             "--cumemtrack: pytest runs without the tracer (libcumemtrack.so is not preloaded) although it was "

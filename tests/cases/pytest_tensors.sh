@@ -55,6 +55,17 @@ PYTORCH_CUDA_ALLOC_CONF="expandable_segments:False, backend: cudaMallocAsync" "$
     --cumemtrack-tensors >inplace3.out 2>&1
 rc=$?
 [ "$rc" = 1 ] || { cat inplace3.out; fail "'backend: cudaMallocAsync' refused: exit $rc, not 1"; }
+# the device-generic PYTORCH_ALLOC_CONF set (read first by some PyTorch releases): run --tensors
+# gives it the backend too, so the kept tensor is still the test's leak
+PYTORCH_ALLOC_CONF=expandable_segments:True pt generic suite -rA --cumemtrack --cumemtrack-tensors
+[ "$rc" = 1 ] || { cat generic.out; fail "PYTORCH_ALLOC_CONF set: exit $rc, not 1 (the tensor hidden in the cache)"; }
+grep -q "cumemtrack: 1.00 MiB of GPU memory leaked" generic.out || { cat generic.out; fail "PYTORCH_ALLOC_CONF: no leak"; }
+# in place with PYTORCH_ALLOC_CONF naming no backend: a usage error naming it
+PYTORCH_ALLOC_CONF=expandable_segments:True "$CMT_BIN" run -q -o inplace4/%p.cmt -- env \
+    PYTORCH_CUDA_ALLOC_CONF=backend:cudaMallocAsync "$PY" -m pytest -p cumemtrack.pytest_plugin -p no:cacheprovider \
+    suite --cumemtrack --cumemtrack-tensors >inplace4.out 2>&1
+rc=$?
+[ "$rc" = 4 ] && grep -q "PYTORCH_ALLOC_CONF does not name" inplace4.out || { cat inplace4.out; fail "in place, PYTORCH_ALLOC_CONF: exit $rc"; }
 # without --cumemtrack: a usage error, not a run with nothing tracked
 pt alone suite --cumemtrack-tensors
 [ "$rc" = 4 ] || { cat alone.out; fail "--cumemtrack-tensors alone: exit $rc, not 4"; }

@@ -5,7 +5,8 @@
 //            every block kept cached (never freed, as a cache holds its segments at exit);
 //   PYTORCH_NO_CUDA_MEMORY_CACHING=1: NativeCachingAllocator::allocate -> uncached_allocate ->
 //            cudaMalloc, one allocation per tensor, never freed here: tensors still alive (leaks);
-//   PYTORCH_CUDA_ALLOC_CONF naming backend:cudaMallocAsync: CudaMallocAsync::CudaMallocAsyncAllocator
+//   PYTORCH_ALLOC_CONF (when set, read first) or else PYTORCH_CUDA_ALLOC_CONF naming
+//            backend:cudaMallocAsync: CudaMallocAsync::CudaMallocAsyncAllocator
 //            ::allocate -> mallocAsync -> cudaMallocAsync, one allocation per tensor, likewise.
 // fake_torch_blas_handle: PyTorch's cuBLAS handle pool (at::cuda::getCurrentCUDABlasHandle), whose
 // handle's workspace stays allocated at exit; fake_torch_blaslt_workspace: its cuBLASLt workspace
@@ -62,7 +63,9 @@ struct CudaMallocAsyncAllocator {
 __attribute__((noinline)) void *raw_alloc(size_t n) {
     static Native::NativeCachingAllocator native;
     static CudaMallocAsync::CudaMallocAsyncAllocator async;
-    const char *conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
+    // the device-generic PYTORCH_ALLOC_CONF first when set (as some PyTorch releases read them)
+    const char *conf = getenv("PYTORCH_ALLOC_CONF");
+    if (!conf || !*conf) conf = getenv("PYTORCH_CUDA_ALLOC_CONF");
     char packed[256] = ""; // blanks skipped, as PyTorch's CUDAAllocatorConfig reads the value
     for (size_t i = 0, k = 0; conf && conf[i] && k + 1 < sizeof packed; i++)
         if (conf[i] != ' ') packed[k++] = conf[i], packed[k] = 0;
