@@ -82,10 +82,11 @@
  *              just below that reuse's ALLOC (the earliest of the reuses and teardowns that
  *              met it), in the freeing writer's numbering, with that place's time (for a reuse,
  *              the latest place the tracker can prove: the driver released the key before it; a
- *              teardown places every free in flight just below it, the torn-down context's or
- *              not); where no number is left between the two, the one reserved when the tracker
- *              untracked it, before the real free, with at least that number's time. Readers need
- *              not tell these places apart.
+ *              teardown's sweep places every free in flight it meets just below it, the torn-down
+ *              context's or not, except one untracked after the TEARDOWN's number was taken, which
+ *              stays after it); where no number is left between the two, the one reserved when the
+ *              tracker untracked it, before the real free, with at least that number's time.
+ *              Readers need not tell these places apart.
  *   RETRACK    like ALLOC, then varint result: the real free refused (result) the pointer the
  *              previous FREE released; it is live again with these attributes
  *   OOM        api, zvarint device, varint size, varint stack, varint result

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "cmt_cfi.h"
 #include "cmt_internal.h"
@@ -145,6 +146,23 @@ static void entry_write(struct stack *s, uint32_t epoch, uint64_t h, const uintp
 }
 
 static uint32_t stack_intern(const uintptr_t *key, uint32_t words, struct stack **entry);
+
+/* CUMEMTRACK_TEST_REDEFINE_US=N (tests): a definition waits N microseconds between its STACK
+ * record and its entry's publication, to widen the window in which a reader without the lock (the
+ * per-thread and layout caches) must not see the new id; 0 or unset: no wait. Read once. */
+static _Atomic int test_redefine_us = -1;
+static void test_redefine_wait(void) {
+    int us = atomic_load_explicit(&test_redefine_us, memory_order_relaxed);
+    if (us < 0) {
+        const char *v = getenv("CUMEMTRACK_TEST_REDEFINE_US");
+        us = v ? atoi(v) : 0;
+        atomic_store_explicit(&test_redefine_us, us > 0 ? us : 0, memory_order_relaxed);
+    }
+    if (us > 0) {
+        struct timespec ts = {us / 1000000, (long)(us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
 
 static void emit_stack(uint32_t id, const uintptr_t *key) {
     uint32_t n = (uint32_t)key[0], npy = (uint32_t)(key[0] >> 32);
@@ -690,6 +708,8 @@ static uint32_t stack_intern(const uintptr_t *key, uint32_t words, struct stack 
                 /* defined first: a reused entry is read without the lock (the per-thread and layout
                  * caches), so its new id must not be seen before its STACK record has a number */
                 emit_stack(id, key);
+                if (__builtin_expect(atomic_load_explicit(&test_redefine_us, memory_order_relaxed) != 0, 0))
+                    test_redefine_wait();
                 entry_write(s, epoch, h, key, words, id);
             }
         }

@@ -10,7 +10,7 @@
 # plugin_leak; also with 4 threads loading, allocating and unloading at once.
 source "$CMT_ROOT/tests/cases/e2e_lib.sh.inc"
 B=$CMT_TESTBIN/stackcache
-[ -x "$B/sc_cycle" ] && [ -f "$B/sc_cycle_plugin.so" ] || die "sc_cycle not built (make test-programs)"
+[ -x "$B/sc_cycle" ] && [ -x "$B/sc_redefine" ] && [ -f "$B/sc_cycle_plugin.so" ] || die "sc_cycle not built (make test-programs)"
 per_alloc() { "$CMT_BIN" dump "$1" | python3 "$CMT_ROOT/tests/stackcache/per_alloc.py"; }
 # stacks DUMP N STACKS LEAKS DEFS: STACKS distinct stacks of the 4096-byte allocations, N of each, at
 # least DEFS STACK records, LEAKS 1000-byte leaks, all under plugin_leak
@@ -45,4 +45,16 @@ for sc in 1 0; do
     stacks t$sc.cmt 240 20 8 20 # (the plugin stays loaded while another thread holds it)
     echo "ok cache $sc: bounded, stacks right (1 and 4 threads)"
 done
+# a stack defined again is published only after its STACK record has its number: readers without
+# the lock (the per-thread cache) must never number an ALLOC before the definition of its stack.
+# CUMEMTRACK_TEST_REDEFINE_US widens the window between the two (before the fix, the id was
+# published first: tens of thousands of ALLOCs came before their STACK here)
+LD_PRELOAD=$CMT_LIB CUMEMTRACK_TEST_REDEFINE_US=2000 CUMEMTRACK_OUTPUT=$PWD/w.cmt \
+    "$B/sc_redefine" "$B/sc_cycle_plugin.so" 100 3 || die "sc_redefine failed"
+"$CMT_BIN" dump w.cmt | awk '
+    $3 == "STACK" { sub("id=", "", $4); def[$4] = 1; next }
+    $3 == "ALLOC" { for (i = 4; i <= NF; i++) if ($i ~ /^stack=/) { id = substr($i, 7); n++
+                      if (id != 0 && !(id in def)) bad++ } }
+    END { printf "%d ALLOCs, %d before their stack'"'"'s definition\n", n, bad; exit (n < 100 || bad > 0) }' ||
+    die "an ALLOC numbered before its stack's STACK record"
 echo PASS

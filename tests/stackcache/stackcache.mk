@@ -32,3 +32,9 @@ $(SC_OUT)/sc_cycle: tests/stackcache/sc_cycle.c tests/stackcache/stackcache.mk
 $(SC_OUT)/sc_cycle_plugin.so: tests/stackcache/sc_cycle_plugin.c tests/stackcache/stackcache.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O0 -fPIC -shared $< -o $@ -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# one stack defined again after each unload while other threads read it (preload_stack_reuse.sh)
+test-programs: $(SC_OUT)/sc_redefine
+$(SC_OUT)/sc_redefine: tests/stackcache/sc_redefine.c tests/stackcache/stackcache.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $< -o $@ -ldl -L$(CUDA_HOME)/lib64/stubs -lcuda -lpthread

@@ -346,6 +346,17 @@ int main(void) {
         before = clock_reads;
         CHECK(cmt_ptr_untrack(a.key, 0, now - 500, test_now, &out, &s1, &t1, &w) && !w && clock_reads == before + 1);
         st->ninflight = 0;
+        { /* a thread on the shared sequence slot gets no late place of its own: the clock is read */
+            uint32_t slot = cmt_tls.seq_slot;
+            cmt_ptr_insert(&a, now++, &s1);
+            cmt_tls.seq_slot = CMT_SEQ_SHARED_SLOT;
+            before = clock_reads;
+            CHECK(cmt_ptr_untrack(a.key, 0, now - 500, test_now, &out, &s1, &t1, &w) && w &&
+                  clock_reads == before + 1 && t1 == now - 1);
+            s2 = s1, t2 = t1;
+            cmt_ptr_freed(w, now += 1000, &s2, &t2);
+            cmt_tls.seq_slot = slot;
+        }
         cmt_ptr_insert(&a, now++, &s1); /* no time read yet (0): kept in flight, the clock read */
         before = clock_reads;
         CHECK(cmt_ptr_untrack(a.key, 0, 0, test_now, &out, &s1, &t1, &w) && w && clock_reads == before + 1);
