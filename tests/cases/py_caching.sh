@@ -119,7 +119,15 @@ for s in snap['segments']:
         assert s['allocated_size'] == 0 and states == ['inactive'], (s['total_size'], states)
 PY
 done
-rm -f b.cmt b.json b.pickle
+# a broad --caching-allocator regex names the holder but does not turn the pool's buffers into free cache
+"$CMT_BIN" export --torch-snapshot --caching-allocator 'libc10_cuda' -o b2.pickle b.cmt 2>/dev/null || die "export with a user rule"
+python3 - b2.pickle <<'PY' || die "a user rule over the handle pool's buffers"
+import pickle, sys
+snap = pickle.load(open(sys.argv[1], 'rb'))
+pool = [s for s in snap['segments'] if any('getCurrentCUDABlasHandle' in f['name'] for f in s['frames'])]
+assert pool and all([b['state'] for b in s['blocks']] == ['active_allocated'] for s in pool), pool
+PY
+rm -f b.cmt b.json b.pickle b2.pickle
 # a user rule: the plain leak's function
 "$CMT_BIN" report --json --caching-allocator 'fake_plain_lea[k]' c.cmt >u.json || die "--caching-allocator"
 python3 - u.json <<'PY' || die "user caching allocator"
