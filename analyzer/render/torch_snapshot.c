@@ -246,8 +246,8 @@ static int held_by_cache(struct writer *w, uint64_t stack) {
         /* (a --caching-allocator rule names a holder; whether its buffers are in use is the
          * built-in rules' knowledge: a broad user regex does not make cuBLAS's workspaces free) */
         const struct cmt_caching_rule *b =
-            r ? cmt_caching_match_rule(NULL, &w->a->builtin_caching, s.frames, s.n) : NULL;
-        si->caching = r && !r->holds_buffers && !(b && b->holds_buffers);
+            r && r->user ? cmt_caching_match_rule(NULL, &w->a->builtin_caching, s.frames, s.n) : r;
+        si->caching = r && !(b && b->holds_buffers);
         cmt_stack_sym_free(&s);
     }
     return si->caching;
