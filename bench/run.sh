@@ -52,7 +52,8 @@ AN_LIVE=${BENCH_AN_LIVE:-100000}  # analyzer dumps: live set
 AN_SMALL=${BENCH_AN_SMALL:-5000000}  # analyzer dumps: churn pairs (small: >= 10M events)
 AN_REPS=${BENCH_AN_REPS:-5}          # analyzer repetitions (symbolizing runs are slow)
 AN_BIG=${BENCH_AN_BIG:-10000000}     # analyzer dumps: churn pairs (big)
-N_PAT=${BENCH_N_PAT:-300000}         # section 6 pattern runs (sites, depths, random)
+N_PAT=${BENCH_N_PAT:-300000}         # section 6 pattern runs (sites, depths, stream-ordered)
+N_RND=${BENCH_N_RND:-2000000}        # section 6 random-order frees: pairs per run (~1 s: see the row's note)
 RND_LIVE=${BENCH_RND_LIVE:-1000000}  # section 6 random-order frees: live allocations
 AN_CHURN=${BENCH_AN_CHURN:-5000000}  # section 6 analyzer churn dumps: random-order pairs after the live set
 MP_LIVE=${BENCH_MP_LIVE:-1000000}    # section 5 moving peaks: live allocations
@@ -208,12 +209,12 @@ for rep in $(seq 1 "$REPS"); do
             log "heaptrack --raw on sites:$SITES failed"
         fi
     fi
-    pairs - cuda 0 "$N_PAT" 1 "$RND_LIVE" random; b=$(field ns_per_pair <<<"$LINE"); add p_random_base "$b"
-    pairs 0 cuda 0 "$N_PAT" 1 "$RND_LIVE" random; ns=$(field ns_per_pair <<<"$LINE")
+    pairs - cuda 0 "$N_RND" 1 "$RND_LIVE" random; b=$(field ns_per_pair <<<"$LINE"); add p_random_base "$b"
+    pairs 0 cuda 0 "$N_RND" 1 "$RND_LIVE" random; ns=$(field ns_per_pair <<<"$LINE")
     add p_random_trk "$ns"; ovh=
     [ -n "$ns" ] && [ -n "$b" ] && { ovh=$(sub_ "$ns" "$b"); add p_random_ovh "$ovh"; }
     if [ -f "$SHIM" ]; then # the floor: a shim that only keeps the address -> size table
-        l=$(LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_PAT" 1 "$RND_LIVE" random)
+        l=$(LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_RND" 1 "$RND_LIVE" random)
         ns=$(field ns_per_pair <<<"$l")
         if [ -n "$ns" ] && [ -n "$b" ]; then
             fl=$(sub_ "$ns" "$b"); add p_random_floor "$fl"
@@ -221,7 +222,7 @@ for rep in $(seq 1 "$REPS"); do
             [ -n "$ovh" ] && add p_random_over_floor "$(sub_ "$ovh" "$fl")"
         fi
         for k in 8 32; do # the cliff: the same shim with K dependent multiply-adds per call
-            l=$(FLOOR_SHIM_STEPS=$k LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_PAT" 1 "$RND_LIVE" random)
+            l=$(FLOOR_SHIM_STEPS=$k LD_PRELOAD=$SHIM timeout 300 "$BIN" pairs cuda 0 "$N_RND" 1 "$RND_LIVE" random)
             ns=$(field ns_per_pair <<<"$l"); [ -n "$ns" ] && [ -n "$b" ] && add "p_random_floor$k" "$(sub_ "$ns" "$b")"
         done
     fi
@@ -482,7 +483,7 @@ cat <<EOF
 ## 6. The patterns of issue 16
 
 Each tracked run is made beside its untracked twin in the same repetition (added = tracked −
-untracked ns per alloc+free pair); $N_PAT pairs per run, one thread, $REPS repetitions; the
+untracked ns per alloc+free pair); $N_PAT pairs per run ($N_RND for the random-order rows), one thread, $REPS repetitions; the
 analyzer rows over $AN_REPS repetitions. Median, minimum and spread (max − min) of the
 repetitions; "shape" flags a figure whose repetitions fall into two separate groups (a median of
 those means little: see the notes). Clock source: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown).
@@ -523,6 +524,8 @@ else
 | the same, marginal ((peak RSS at 1 M − at 100 k) ÷ 900 k) | bytes | $(stat3 ch_bpl_marg) | | | $(shape ch_bpl_marg) |
 EOF
 fi
+echo
+echo "Random-order rows: \`cmtbench pairs cuda 0 $N_RND 1 $RND_LIVE random\` (untracked $(fig p_random_base) ns/pair). $N_RND pairs a run (not $N_PAT as in 2026-12-04's earlier reports): ~1 s of a pattern whose every pair misses the cache, so that a repetition is not one page placement's luck. The fake driver links its free lists through its own bookkeeping words (it used to write the link into the freed allocation, so a random-order free touched an arena page for the first time about once in 5 pairs: ~390 ns a pair of page faults in the untracked program, and a spread of 1 161 ns in the floor's row); bench/NOTES.md has the same build measured with both."
 echo
 echo "Stream-ordered row: \`cmtbench pairs async 0 $N_PAT 1\` (one created stream; untracked $(fig p_async_base) ns/pair: the fake driver's async path takes its lock and hash table, not FAKECUDA_FAST's arena). The tracker adds one cuCtxGetCurrent per allocation and, per stream, one cuStreamGetCtx; no cuStreamIsCapturing before a capture was begun, no cuPointerGetAttribute (tests/cases/e2e_async_streams.sh counts them)."
 echo
