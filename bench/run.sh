@@ -46,6 +46,7 @@ N_FAST=${BENCH_N_FAST:-2000000}   # untracked runs
 N_TRK=${BENCH_N_TRK:-1000000}     # tracked runs (also the dump-size run: >= 1M pairs)
 N_THR_T=${BENCH_N_THR_T:-3000000}  # section 3 (threads), tracked runs: ~0.5 s each, so that the
 N_THR_U=${BENCH_N_THR_U:-10000000} # ratios are not thread start-up noise; untracked runs
+THR_ROUNDS=${BENCH_THR_ROUNDS:-3}  # section 3 rounds per repetition
 N_HT=${BENCH_N_HT:-100000}        # heaptrack runs
 N_LIVE=${BENCH_N_LIVE:-1000000}   # live allocations for the memory figure
 AN_LIVE=${BENCH_AN_LIVE:-100000}  # analyzer dumps: live set
@@ -177,19 +178,22 @@ for rep in $(seq 1 "$REPS"); do
             add "htratio_$mode" "$(ratio "$(tail -1 "$R/ovh32")" "$hto")"
         done
     fi
-    # 3: threads (throughput, all threads together)
-    for d in 0 32; do
-        pairs "$d" cuda 32 "$N_THR_T" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"; c1=$(cpu_ns)
-        pairs "$d" cuda 32 "$N_THR_T" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"; c2=$(cpu_ns)
-        add "thrratio_$d" "$(ratio "$t2" "$t1")"
-        add "thrcpu_$d" "$(ratio "$c2" "$c1")"
+    # 3: threads (throughput, all threads together); THR_ROUNDS rounds a repetition: its CPU-time
+    # quotient varies by ±20 % from one round to the next on 2 shared cores, so it gets more samples
+    for ((q = 0; q < THR_ROUNDS; q++)); do
+        for d in 0 32; do
+            pairs "$d" cuda 32 "$N_THR_T" 1; t1=$(field mpairs_per_s <<<"$LINE"); add "thr1_$d" "$t1"; c1=$(cpu_ns)
+            pairs "$d" cuda 32 "$N_THR_T" 2; t2=$(field mpairs_per_s <<<"$LINE"); add "thr2_$d" "$t2"; c2=$(cpu_ns)
+            add "thrratio_$d" "$(ratio "$t2" "$t1")"
+            add "thrcpu_$d" "$(ratio "$c2" "$c1")"
+        done
+        pairs - cuda 32 "$N_THR_U" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"; c1=$(cpu_ns)
+        pairs - cuda 32 "$N_THR_U" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"; c2=$(cpu_ns)
+        add thrratio_u "$(ratio "$u2" "$u1")"
+        add thrcpu_u "$(ratio "$c2" "$c1")"
+        add thrvsu_32 "$(ratio "$t2" "$t1" | awk -v u="$(ratio "$u2" "$u1")" '{ printf("%.4f", $1 / u) }')"
+        add thrcpuvsu_32 "$(ratio "$(tail -1 "$R/thrcpu_32")" "$(tail -1 "$R/thrcpu_u")")"
     done
-    pairs - cuda 32 "$N_THR_U" 1; u1=$(field mpairs_per_s <<<"$LINE"); add thr1_u "$u1"; c1=$(cpu_ns)
-    pairs - cuda 32 "$N_THR_U" 2; u2=$(field mpairs_per_s <<<"$LINE"); add thr2_u "$u2"; c2=$(cpu_ns)
-    add thrratio_u "$(ratio "$u2" "$u1")"
-    add thrcpu_u "$(ratio "$c2" "$c1")"
-    add thrvsu_32 "$(ratio "$t2" "$t1" | awk -v u="$(ratio "$u2" "$u1")" '{ printf("%.4f", $1 / u) }')"
-    add thrcpuvsu_32 "$(ratio "$(tail -1 "$R/thrcpu_32")" "$(tail -1 "$R/thrcpu_u")")"
     # 6: the patterns of issue 16, tracked beside untracked
     for pat in sites:$SITES depths:64; do
         k=${pat%%:*}
@@ -403,7 +407,7 @@ frames deep, $N_HT pairs per heaptrack run. Ratio = our added ns/pair on CUDA ca
 
 ## 3. Two threads versus one
 
-Throughput of all threads together (M pairs/s), $N_THR_T pairs per thread tracked and $N_THR_U untracked, caller depth 32.
+Throughput of all threads together (M pairs/s), $N_THR_T pairs per thread tracked and $N_THR_U untracked, caller depth 32; $THR_ROUNDS rounds in each of the $REPS repetitions (each figure: median (min–max) of the rounds).
 Target: 2 threads ≥ 1.6 × 1 thread.
 
 | configuration | 1 thread | 2 threads | ratio | |
